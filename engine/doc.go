@@ -1,0 +1,20 @@
+// Package engine is the only place kobako configures wazero. It runs core WebAssembly modules on
+// wazero's interpreter (never its compiler, never cgo) with the limits a plugin host needs:
+//
+//   - Compile once, instantiate many: Engine.Compile decodes and checks a module before wazero sees
+//     it (bounded locals, function and section sizes, counts; only WebAssembly 2.0 features), rewrites
+//     it for fuel metering and table limits, compiles it, and caches the result by content hash.
+//   - A Store is one plugin instance: the core instances it holds share one fuel budget and one set
+//     of Limits (fuel per call, deadline, memory per linear memory, table elements, instance count).
+//     Every store has explicit limits; there is no unlimited default.
+//   - Fuel is deterministic: it counts wasm instructions with wasmtime's costs, so the same module and
+//     input use the same fuel on every platform. A call-free infinite loop stops.
+//   - A context deadline interrupts a spinning guest; host functions get the same context and must
+//     honour it. An interrupted or trapped store is discarded.
+//   - Everything that ends a call abnormally is a *Trap whose Kind says what happened, except a guest's
+//     exit, which is *ExitError. Guest → host → guest re-entry is bounded, so no guest behaviour can
+//     crash the host process with a Go stack overflow.
+//
+// Host functions are defined once as a HostModule and imported into any number of stores; per-store
+// state is attached with Store.SetData and found through the Caller.
+package engine

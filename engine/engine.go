@@ -1,0 +1,244 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/kobako/kobako/internal/wasm"
+)
+
+// Config configures an Engine. The zero value is ready to use.
+type Config struct {
+	// ProfileFunctions makes the engine report fuel per wasm function to a FuelListener (see
+	// WithFuelListener). It costs a listener call on every guest function call, so it is off by default.
+	ProfileFunctions bool
+	// MaxReentry bounds guest→host→guest nesting within one store; 0 means DefaultMaxReentry. Each
+	// level starts a fresh wasm frame budget in wazero and uses Go stack, so without a bound a guest
+	// could crash the process with a Go stack overflow.
+	MaxReentry int
+	// DecodeLimits bound what a module may declare before it reaches wazero; the zero value means
+	// wasm.DefaultLimits().
+	DecodeLimits *wasm.Limits
+}
+
+// DefaultMaxReentry is the default bound on guest→host→guest nesting.
+const DefaultMaxReentry = 100
+
+// Engine compiles core modules once and instantiates them many times. It is safe for concurrent use.
+type Engine struct {
+	cfg     Config
+	decode  wasm.Limits
+	runtime wazero.Runtime
+	fuelMod wazero.CompiledModule
+
+	mu       sync.Mutex
+	modules  map[moduleKey]*compileEntry
+	hostMods map[*HostModule]*hostEntry
+	closed   bool
+}
+
+type moduleKey struct {
+	sum      [32]byte
+	tableMax uint32
+}
+
+type compileEntry struct {
+	done chan struct{}
+	mod  *Module
+	err  error
+}
+
+type hostEntry struct {
+	once sync.Once
+	inst api.Module
+	err  error
+}
+
+// New creates an Engine on wazero's interpreter.
+func New(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.MaxReentry == 0 {
+		cfg.MaxReentry = DefaultMaxReentry
+	}
+	lim := wasm.DefaultLimits()
+	if cfg.DecodeLimits != nil {
+		lim = *cfg.DecodeLimits
+	}
+	rc := wazero.NewRuntimeConfigInterpreter().
+		WithCloseOnContextDone(true).
+		WithCoreFeatures(api.CoreFeaturesV2).
+		WithCustomSections(true).
+		WithDebugInfoEnabled(false)
+	if cfg.ProfileFunctions {
+		ctx = experimental.WithFunctionListenerFactory(ctx, profileFactory{})
+	}
+	e := &Engine{
+		cfg:      cfg,
+		decode:   lim,
+		runtime:  wazero.NewRuntimeWithConfig(ctx, rc),
+		modules:  map[moduleKey]*compileEntry{},
+		hostMods: map[*HostModule]*hostEntry{},
+	}
+	fm, err := e.runtime.CompileModule(ctx, fuelModuleWasm)
+	if err != nil {
+		_ = e.runtime.Close(ctx)
+		return nil, fmt.Errorf("engine: BUG: fuel module: %w", err)
+	}
+	e.fuelMod = fm
+	return e, nil
+}
+
+// Close releases every compiled module and instance of the engine.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	e.closed = true
+	e.modules = map[moduleKey]*compileEntry{}
+	e.mu.Unlock()
+	return e.runtime.Close(ctx)
+}
+
+// Compile decodes, checks and meters a core module, compiled for tables of at most
+// DefaultTableElements elements. The result is cached by the content hash of wasm: compiling the
+// same bytes again returns the same *Module.
+func (e *Engine) Compile(ctx context.Context, wasmBytes []byte) (*Module, error) {
+	return e.CompileWithTableLimit(ctx, wasmBytes, DefaultTableElements)
+}
+
+// CompileWithTableLimit is Compile for stores whose Limits.TableElements is tableMax: the limit is
+// written into each table's declared maximum, because wazero has no table limit of its own.
+func (e *Engine) CompileWithTableLimit(ctx context.Context, wasmBytes []byte, tableMax uint32) (*Module, error) {
+	key := moduleKey{sum: sha256.Sum256(wasmBytes), tableMax: tableMax}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil, fmt.Errorf("engine: compile: %w", ErrClosed)
+	}
+	if ent, ok := e.modules[key]; ok {
+		e.mu.Unlock()
+		<-ent.done
+		return ent.mod, ent.err
+	}
+	ent := &compileEntry{done: make(chan struct{})}
+	e.modules[key] = ent
+	e.mu.Unlock()
+
+	ent.mod, ent.err = e.compile(ctx, wasmBytes, tableMax)
+	if ent.err != nil {
+		// Failures are not cached: a canceled context must not poison the key.
+		e.mu.Lock()
+		delete(e.modules, key)
+		e.mu.Unlock()
+	}
+	close(ent.done)
+	return ent.mod, ent.err
+}
+
+func (e *Engine) compile(ctx context.Context, wasmBytes []byte, tableMax uint32) (*Module, error) {
+	m, err := wasm.Decode(wasmBytes, e.decode)
+	if err != nil {
+		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+	}
+	if err := m.CheckEngineFeatures(); err != nil {
+		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+	}
+	out, err := wasm.Instrument(m, wasm.InstrumentOptions{
+		FuelModule:       fuelModuleName,
+		FuelGlobal:       fuelGlobalName,
+		MaxTableElements: tableMax,
+	})
+	if err != nil {
+		if errors.Is(err, wasm.ErrTableLimit) {
+			return nil, fmt.Errorf("engine: compile: %w", &Trap{Kind: TrapTableLimit, Cause: err})
+		}
+		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+	}
+	if cfgCtx := e.cfg; cfgCtx.ProfileFunctions {
+		ctx = experimental.WithFunctionListenerFactory(ctx, profileFactory{})
+	}
+	cm, err := e.runtime.CompileModule(ctx, out)
+	if err != nil {
+		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+	}
+	return newModule(e, m, cm, tableMax), nil
+}
+
+// hostInstance returns the engine-wide instance of a host module, compiling it on first use. Host
+// functions find their per-store state through the Caller, so one instance serves every store.
+func (e *Engine) hostInstance(ctx context.Context, h *HostModule) (api.Module, error) {
+	e.mu.Lock()
+	ent, ok := e.hostMods[h]
+	if !ok {
+		ent = &hostEntry{}
+		e.hostMods[h] = ent
+	}
+	e.mu.Unlock()
+	ent.once.Do(func() {
+		b := e.runtime.NewHostModuleBuilder(h.Name)
+		for i := range h.Funcs {
+			f := &h.Funcs[i]
+			b.NewFunctionBuilder().
+				WithGoModuleFunction(wrapHost(f), toAPITypes(f.Params), toAPITypes(f.Results)).
+				WithName(f.Name).
+				Export(f.Name)
+		}
+		cm, err := b.Compile(ctx)
+		if err != nil {
+			ent.err = fmt.Errorf("engine: host module %q: %w", h.Name, err)
+			return
+		}
+		// Anonymous: never entered in wazero's name registry, found only through our resolver.
+		ent.inst, ent.err = e.runtime.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName(""))
+		if ent.err != nil {
+			ent.err = fmt.Errorf("engine: host module %q: %w", h.Name, ent.err)
+		}
+	})
+	return ent.inst, ent.err
+}
+
+func toAPITypes(ts []ValueType) []api.ValueType {
+	out := make([]api.ValueType, len(ts))
+	for i, t := range ts {
+		out[i] = api.ValueType(t)
+	}
+	return out
+}
+
+// wrapHost adapts a HostFunc to wazero. Panics leave Fn marked, so classify can tell a host
+// function's chosen failure (TrapHost, or a nested *Trap passed through) from a bug.
+func wrapHost(f *HostFunc) api.GoModuleFunction {
+	fn := f.Fn
+	return api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
+		s := storeFromContext(ctx)
+		if s == nil {
+			panic(&hostPanic{err: fmt.Errorf("host function %s called outside a kobako store", f.Name)})
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				panic(hostRecovered(r))
+			}
+		}()
+		c := Caller{store: s, mod: mod}
+		fn(ctx, &c, stack)
+	})
+}
+
+func hostRecovered(r any) any {
+	switch v := r.(type) {
+	case *hostPanic:
+		return v
+	case error:
+		var ee *sysExitError
+		if errors.As(v, &ee) {
+			return r // proc_exit passes through untouched
+		}
+		return &hostPanic{err: v}
+	default:
+		return &hostPanic{err: fmt.Errorf("host function panicked: %v", v)}
+	}
+}

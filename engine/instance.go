@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+type sysExitError = sys.ExitError
+
+// Instance is a core instance in a store.
+type Instance struct {
+	store  *Store
+	module *Module
+	mod    api.Module
+	funcs  map[string]*Function
+}
+
+func (*Instance) importable() {}
+
+// Store returns the instance's store.
+func (in *Instance) Store() *Store { return in.store }
+
+// Module returns the module the instance was created from.
+func (in *Instance) Module() *Module { return in.module }
+
+// Memory returns the exported memory with the given name, or nil.
+func (in *Instance) Memory(name string) Memory {
+	m := in.mod.ExportedMemory(name)
+	if m == nil {
+		return nil
+	}
+	return m
+}
+
+// Global returns the value of an exported global, or ok == false.
+func (in *Instance) Global(name string) (uint64, bool) {
+	g := in.mod.ExportedGlobal(name)
+	if g == nil {
+		return 0, false
+	}
+	return g.Get(), true
+}
+
+// Function is an exported function of an instance.
+type Function struct {
+	inst   *Instance
+	name   string
+	fn     api.Function
+	params []ValueType
+	result []ValueType
+}
+
+// Function returns the exported function with the given name.
+func (in *Instance) Function(name string) (*Function, error) {
+	if f, ok := in.funcs[name]; ok {
+		return f, nil
+	}
+	fn := in.mod.ExportedFunction(name)
+	if fn == nil {
+		return nil, fmt.Errorf("engine: %w: function %q", ErrNoExport, name)
+	}
+	def := fn.Definition()
+	f := &Function{inst: in, name: name, fn: fn, params: fromAPITypes(def.ParamTypes()), result: fromAPITypes(def.ResultTypes())}
+	if in.funcs == nil {
+		in.funcs = map[string]*Function{}
+	}
+	in.funcs[name] = f
+	return f, nil
+}
+
+// Call calls the exported function name with params (see Function.Call).
+func (in *Instance) Call(ctx context.Context, name string, params ...uint64) ([]uint64, error) {
+	f, err := in.Function(name)
+	if err != nil {
+		return nil, err
+	}
+	return f.Call(ctx, params...)
+}
+
+// Params returns the function's parameter types.
+func (f *Function) Params() []ValueType { return f.params }
+
+// Results returns the function's result types.
+func (f *Function) Results() []ValueType { return f.result }
+
+// Call calls the function. Values are encoded as in wazero's api: i32 zero-extended, floats as their
+// IEEE bits. A top-level call (one not made from inside a host function of the same store) starts
+// with the store's full fuel and deadline. A call made from a host function during another call of
+// the same store re-enters the store: it shares the running call's fuel and deadline, and nesting
+// deeper than Config.MaxReentry traps with TrapStackOverflow.
+//
+// Errors are *Trap, *ExitError, or ErrInstanceUnavailable once the store was discarded.
+func (f *Function) Call(ctx context.Context, params ...uint64) ([]uint64, error) {
+	s := f.inst.store
+	if s.dead != nil {
+		return nil, s.dead
+	}
+	if len(params) != len(f.params) {
+		return nil, fmt.Errorf("engine: call %s: %d params, the function takes %d", f.name, len(params), len(f.params))
+	}
+	if s.depth >= s.engine.cfg.MaxReentry {
+		return nil, &Trap{Kind: TrapStackOverflow, Function: f.name,
+			Cause: fmt.Errorf("guest→host→guest re-entry deeper than %d", s.engine.cfg.MaxReentry)}
+	}
+	top := s.depth == 0
+	var start time.Time
+	if top {
+		s.fuel.Set(s.limits.Fuel)
+		s.profStack = s.profStack[:0]
+		start = time.Now()
+	}
+	cctx, cancel := s.callContext(ctx)
+	s.depth++
+	res, err := f.fn.Call(cctx, params...)
+	s.depth--
+	if err == nil && top && cctx.Err() != nil {
+		// wazero closed the instance when the context ended (a host function that honoured ctx
+		// returned normally); the call did not complete in time.
+		err = sys.NewExitError(exitCodeFor(cctx.Err()))
+	}
+	cancel()
+	if err == nil && s.fuelRemaining() < 0 {
+		// The injected checks sit at function entries and loop headers, so the last blocks of a call
+		// may overdraw without trapping; the call still did not fit in its fuel.
+		err = errFuelAfterReturn
+	}
+	if top {
+		if l := fuelListenerFrom(ctx); l != nil {
+			l.CallDone(f.name, uint64(int64(s.limits.Fuel)-s.fuelRemaining()), time.Since(start))
+		}
+	}
+	if err != nil {
+		var t *Trap
+		if err == errFuelAfterReturn {
+			t = &Trap{Kind: TrapFuelExhausted, Function: f.name}
+		} else {
+			t0 := s.classify(err, f.inst.module)
+			if ee, ok := asExit(err, s); ok {
+				s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
+				return nil, ee
+			}
+			t = t0
+		}
+		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
+		return nil, t
+	}
+	return res, nil
+}
+
+func exitCodeFor(err error) uint32 {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return sys.ExitCodeDeadlineExceeded
+	}
+	return sys.ExitCodeContextCanceled
+}
+
+var errFuelAfterReturn = errors.New("fuel overdrawn")
+
+// FuelConsumed returns the fuel the last top-level call of the store used.
+func (s *Store) FuelConsumed() uint64 { return uint64(int64(s.limits.Fuel) - s.fuelRemaining()) }
+
+func asExit(err error, s *Store) (*ExitError, bool) {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee, true
+	}
+	var se *sys.ExitError
+	if errors.As(err, &se) && s.exitCode != nil {
+		return &ExitError{Code: *s.exitCode}, true
+	}
+	return nil, false
+}
+
+// classify turns any error out of wazero into a *Trap (nil for a proc_exit, see asExit).
+func (s *Store) classify(err error, m *Module) *Trap {
+	fn := trapFunction(err, m)
+	var hp *hostPanic
+	if errors.As(err, &hp) {
+		var nested *Trap
+		if errors.As(hp.err, &nested) {
+			return nested
+		}
+		var ee *ExitError
+		if errors.As(hp.err, &ee) {
+			return nil
+		}
+		return &Trap{Kind: TrapHost, Function: fn, Cause: hp.err}
+	}
+	var se *sys.ExitError
+	if errors.As(err, &se) {
+		if s.exitCode != nil {
+			return nil
+		}
+		switch se.ExitCode() {
+		case sys.ExitCodeDeadlineExceeded:
+			return &Trap{Kind: TrapDeadlineExceeded, Function: fn, Cause: err}
+		case sys.ExitCodeContextCanceled:
+			return &Trap{Kind: TrapCanceled, Function: fn, Cause: err}
+		}
+		return nil
+	}
+	kind := TrapHost
+	// wazero's trap sentinels live in an internal package, so match the stable text of each error in
+	// the chain (wazero-notes §7); the start function adds one more wrapping layer.
+	for inner := errors.Unwrap(err); inner != nil && kind == TrapHost; inner = errors.Unwrap(inner) {
+		kind = runtimeTrapKinds[inner.Error()]
+		if kind == 0 {
+			kind = TrapHost
+		}
+	}
+	if kind == TrapUnreachable && s.fuelRemaining() < 0 {
+		// The injected fuel check is the only code that traps with the counter below zero.
+		kind = TrapFuelExhausted
+	}
+	return &Trap{Kind: kind, Function: fn, Cause: err}
+}
+
+var runtimeTrapKinds = map[string]TrapKind{
+	"unreachable":                   TrapUnreachable,
+	"out of bounds memory access":   TrapMemoryOutOfBounds,
+	"invalid table access":          TrapTableOutOfBounds,
+	"integer divide by zero":        TrapDivideByZero,
+	"integer overflow":              TrapIntegerOverflow,
+	"invalid conversion to integer": TrapInvalidConversion,
+	"indirect call type mismatch":   TrapIndirectCallMismatch,
+	"stack overflow":                TrapStackOverflow,
+	"null reference":                TrapNullReference,
+}
+
+// trapFunction reads the innermost wasm function from wazero's "wasm stack trace:" section.
+func trapFunction(err error, m *Module) string {
+	msg := err.Error()
+	i := strings.Index(msg, "wasm stack trace:\n")
+	if i < 0 {
+		return ""
+	}
+	line := msg[i+len("wasm stack trace:\n"):]
+	if j := strings.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	line = strings.TrimSpace(line)
+	if j := strings.IndexByte(line, '('); j >= 0 {
+		line = line[:j]
+	}
+	if m != nil {
+		if p := m.compiled.Name() + "."; strings.HasPrefix(line, p) {
+			return line[len(p):]
+		}
+	}
+	if j := strings.IndexByte(line, '.'); j >= 0 {
+		return line[j+1:]
+	}
+	return line
+}
+
+func fromAPITypes(ts []api.ValueType) []ValueType {
+	out := make([]ValueType, len(ts))
+	for i, t := range ts {
+		out[i] = ValueType(t)
+	}
+	return out
+}

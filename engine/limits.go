@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// Limits bound what one store (one plugin instance: one or more core instances) may use. Every
+// store has explicit limits; a zero field is invalid rather than "unlimited".
+type Limits struct {
+	// Fuel is the fuel each top-level call starts with, counted in wasm instructions (see Fuel).
+	Fuel uint64
+	// Deadline is the wall-clock time each top-level call, and instantiation, may take.
+	Deadline time.Duration
+	// MemoryBytes caps the size of each linear memory the store's instances define.
+	MemoryBytes uint64
+	// TableElements caps the element count of each table the store's instances define.
+	TableElements uint32
+	// Instances caps the number of guest core instances in the store.
+	Instances int
+}
+
+// Defaults equal to the ZeroClaw reference host's `[plugins.limits]`.
+const (
+	DefaultFuel          = 1_000_000_000
+	DefaultDeadline      = 30 * time.Second
+	DefaultMemoryBytes   = 256 << 20
+	DefaultTableElements = 100_000
+	DefaultInstances     = 64
+	// MaxFuel is the largest fuel a call may be given: the counter is a signed 64-bit global.
+	MaxFuel = 1<<63 - 1
+	// maxMemoryBytes is 4 GiB, the most a 32-bit linear memory can hold.
+	maxMemoryBytes = 1 << 32
+)
+
+// DefaultLimits returns the reference host's defaults: fuel 1,000,000,000 per call, deadline 30 s,
+// memory 256 MiB, table elements 100,000, instances 64.
+func DefaultLimits() Limits {
+	return Limits{
+		Fuel:          DefaultFuel,
+		Deadline:      DefaultDeadline,
+		MemoryBytes:   DefaultMemoryBytes,
+		TableElements: DefaultTableElements,
+		Instances:     DefaultInstances,
+	}
+}
+
+// Validate reports the first field that is zero or out of range.
+func (l Limits) Validate() error {
+	switch {
+	case l.Fuel == 0 || l.Fuel > MaxFuel:
+		return fmt.Errorf("engine: limits: fuel %d out of range 1..%d", l.Fuel, uint64(MaxFuel))
+	case l.Deadline <= 0:
+		return fmt.Errorf("engine: limits: deadline %v must be positive", l.Deadline)
+	case l.MemoryBytes == 0 || l.MemoryBytes > maxMemoryBytes:
+		return fmt.Errorf("engine: limits: memory %d bytes out of range 1..%d", l.MemoryBytes, uint64(maxMemoryBytes))
+	case l.TableElements == 0:
+		return fmt.Errorf("engine: limits: table elements must be positive")
+	case l.Instances <= 0:
+		return fmt.Errorf("engine: limits: instances must be positive")
+	}
+	return nil
+}

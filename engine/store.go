@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// Store holds the core instances that make up one plugin instance, the limits they share and their
+// fuel budget. A store is not safe for concurrent calls (neither is a wasm instance); use one store
+// per concurrent caller. After a call traps, runs out of fuel or time, or the guest exits, the store
+// is discarded: further calls return ErrInstanceUnavailable.
+type Store struct {
+	engine *Engine
+	limits Limits
+
+	fuel      api.MutableGlobal
+	fuelInst  api.Module
+	instances []*Instance
+	byModule  map[api.Module]*Instance
+	data      map[any]any
+
+	depth     int
+	dead      error
+	exitCode  *uint32
+	memories  []*linearMemory
+	peakBytes uint64
+	profStack []int64
+
+	closeOnce sync.Once
+}
+
+// Imports maps an import module name to what provides it: a *HostModule or an *Instance whose
+// exports satisfy the imports by name.
+type Imports map[string]Importable
+
+// Importable is a *HostModule or an *Instance.
+type Importable interface{ importable() }
+
+// NewStore creates a store with the given limits, which must be valid (see Limits.Validate).
+func (e *Engine) NewStore(ctx context.Context, limits Limits) (*Store, error) {
+	if err := limits.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Store{engine: e, limits: limits, byModule: map[api.Module]*Instance{}, data: map[any]any{}}
+	inst, err := e.runtime.InstantiateModule(ctx, e.fuelMod, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	if err != nil {
+		return nil, fmt.Errorf("engine: new store: %w", err)
+	}
+	s.fuelInst = inst
+	s.fuel = inst.ExportedGlobal(fuelGlobalName).(api.MutableGlobal)
+	s.fuel.Set(limits.Fuel)
+	return s, nil
+}
+
+// Limits returns the store's limits.
+func (s *Store) Limits() Limits { return s.limits }
+
+// SetData attaches per-store host state under key (use an unexported key type, as with context).
+func (s *Store) SetData(key, value any) { s.data[key] = value }
+
+// Data returns the host state stored under key, or nil.
+func (s *Store) Data(key any) any { return s.data[key] }
+
+// Fuel returns the fuel left for the current or last call. It is negative when a call ran out.
+func (s *Store) Fuel() int64 { return s.fuelRemaining() }
+
+// SetFuel sets the fuel left; the next top-level call starts from Limits.Fuel again.
+func (s *Store) SetFuel(n uint64) { s.fuel.Set(n) }
+
+func (s *Store) fuelRemaining() int64 { return int64(s.fuel.Get()) }
+
+// PeakMemory returns the largest total size, in bytes, that the store's linear memories reached.
+func (s *Store) PeakMemory() uint64 { return s.peakBytes }
+
+// Close closes every instance of the store.
+func (s *Store) Close(ctx context.Context) error {
+	s.closeOnce.Do(func() {
+		for _, in := range s.instances {
+			_ = in.mod.Close(ctx)
+		}
+		_ = s.fuelInst.Close(ctx)
+		if s.dead == nil {
+			s.dead = fmt.Errorf("engine: store: %w", ErrClosed)
+		}
+	})
+	return nil
+}
+
+func (s *Store) instanceOf(m api.Module) *Instance { return s.byModule[m] }
+
+func (s *Store) exited(code uint32) { s.exitCode = &code }
+
+// Instantiate creates a core instance of m in the store, resolving its imports from imports. The
+// start function, if any, runs with the store's fuel and deadline.
+func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*Instance, error) {
+	if s.dead != nil {
+		return nil, s.dead
+	}
+	if m.engine != s.engine {
+		return nil, fmt.Errorf("engine: instantiate: module was compiled by another engine")
+	}
+	if len(s.instances) >= s.limits.Instances {
+		return nil, &Trap{Kind: TrapInstanceLimit, Cause: fmt.Errorf("store already has %d instances", len(s.instances))}
+	}
+	for i, mem := range m.decoded.Memories {
+		if mem.Min*wasmPage > s.limits.MemoryBytes {
+			return nil, &Trap{Kind: TrapMemoryLimit, Cause: fmt.Errorf("memory %d declares a minimum of %d pages (%d bytes), over the limit of %d bytes", i, mem.Min, mem.Min*wasmPage, s.limits.MemoryBytes)}
+		}
+	}
+	for i, tab := range m.decoded.Tables {
+		if tab.Min > s.limits.TableElements {
+			return nil, &Trap{Kind: TrapTableLimit, Cause: fmt.Errorf("table %d declares a minimum of %d elements, over the limit of %d", i, tab.Min, s.limits.TableElements)}
+		}
+	}
+	if len(m.decoded.Tables) > 0 && m.tableMax > s.limits.TableElements {
+		// The limit is written into the module's tables at compile time; this one allows more.
+		return nil, fmt.Errorf("engine: instantiate: %w: module compiled for tables of up to %d elements, over the store's limit of %d; compile it with CompileWithTableLimit", ErrLink, m.tableMax, s.limits.TableElements)
+	}
+	resolved := map[string]api.Module{fuelModuleName: s.fuelInst}
+	for _, im := range m.imports {
+		if _, done := resolved[im.Module]; done {
+			continue
+		}
+		p, ok := imports[im.Module]
+		if !ok {
+			return nil, fmt.Errorf("engine: instantiate: %w: nothing provides import module %q (needed for %s %q)", ErrLink, im.Module, im.Kind, im.Name)
+		}
+		switch p := p.(type) {
+		case *HostModule:
+			hm, err := s.engine.hostInstance(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			resolved[im.Module] = hm
+		case *Instance:
+			if p.store != s {
+				return nil, fmt.Errorf("engine: instantiate: %w: instance for %q belongs to another store", ErrLink, im.Module)
+			}
+			resolved[im.Module] = p.mod
+		default:
+			return nil, fmt.Errorf("engine: instantiate: %w: unsupported provider %T for %q", ErrLink, p, im.Module)
+		}
+	}
+
+	ctx, cancel := s.callContext(ctx)
+	defer cancel()
+	ictx := experimental.WithImportResolver(ctx, func(name string) api.Module { return resolved[name] })
+	ictx = experimental.WithMemoryAllocator(ictx, experimental.MemoryAllocatorFunc(s.allocate))
+	s.depth++
+	mod, err := s.engine.runtime.InstantiateModule(ictx, m.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	s.depth--
+	if err != nil {
+		if t := s.classify(err, m); t != nil {
+			s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
+			return nil, t
+		}
+		return nil, fmt.Errorf("engine: instantiate: %w: %w", ErrLink, err)
+	}
+	in := &Instance{store: s, module: m, mod: mod}
+	s.instances = append(s.instances, in)
+	s.byModule[mod] = in
+	// The start section ran inside InstantiateModule; a WASI-style _start is called by the embedder.
+	if s.fuelRemaining() < 0 {
+		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
+		return nil, &Trap{Kind: TrapFuelExhausted, Function: "start"}
+	}
+	return in, nil
+}
+
+// callContext applies the store's deadline unless ctx already has an earlier one, and marks ctx as
+// belonging to this store so host functions can find it.
+func (s *Store) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx = context.WithValue(ctx, storeKey{}, s)
+	if s.depth > 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, s.limits.Deadline)
+}
+
+type storeKey struct{}
+
+func storeFromContext(ctx context.Context) *Store {
+	s, _ := ctx.Value(storeKey{}).(*Store)
+	return s
+}
+
+const wasmPage = 65536
+
+// allocate backs every linear memory the store's instances define, enforcing the per-memory limit:
+// growth past it fails the way the spec says (memory.grow returns -1), never with a Go allocation.
+func (s *Store) allocate(capacity, max uint64) experimental.LinearMemory {
+	lm := &linearMemory{store: s, max: min(max, s.limits.MemoryBytes)}
+	s.memories = append(s.memories, lm)
+	return lm
+}
+
+type linearMemory struct {
+	store *Store
+	max   uint64
+	buf   []byte
+}
+
+func (l *linearMemory) Reallocate(size uint64) []byte {
+	if size > l.max {
+		return nil
+	}
+	if size <= uint64(cap(l.buf)) {
+		l.buf = l.buf[:size]
+	} else {
+		// Grow geometrically, but never reserve past the limit.
+		c := max(size, min(uint64(cap(l.buf))*2, l.max))
+		nb := make([]byte, size, c)
+		copy(nb, l.buf)
+		l.buf = nb
+	}
+	l.store.noteMemory()
+	return l.buf
+}
+
+func (l *linearMemory) Free() { l.buf = nil }
+
+func (s *Store) noteMemory() {
+	var total uint64
+	for _, m := range s.memories {
+		total += uint64(len(m.buf))
+	}
+	s.peakBytes = max(s.peakBytes, total)
+}

@@ -1,0 +1,17 @@
+;; One export per trap kind.
+(module
+  (type $v (func))
+  (type $i (func (result i32)))
+  (memory (export "memory") 1 4)
+  (table 2 funcref)
+  (elem (i32.const 0) $ret)
+  (func $ret (result i32) (i32.const 1))
+  (func (export "unreachable") (unreachable))
+  (func (export "div_zero") (result i32) (i32.div_s (i32.const 1) (i32.const 0)))
+  (func (export "overflow") (result i32) (i32.div_s (i32.const 0x80000000) (i32.const -1)))
+  (func (export "conversion") (result i32) (i32.trunc_f32_s (f32.const nan)))
+  (func (export "oob") (result i32) (i32.load (i32.const 0x7fffffff)))
+  (func (export "indirect_mismatch") (call_indirect (type $v) (i32.const 0)))
+  (func (export "table_oob") (result i32) (call_indirect (type $i) (i32.const 7)))
+  (func $recurse (export "recurse") (call $recurse))
+  (func (export "grow") (param i32) (result i32) (memory.grow (local.get 0))))

@@ -1,0 +1,122 @@
+package wasm
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// fib returns the fuel of fib.wat's fib(n): 5 for n < 2 (local.get, i32.const, i32.lt_s, if,
+// local.get), else 13 + fib(n-1) + fib(n-2) (the same 4 head instructions and 9 in the else arm).
+func fibFuel(n int64) int64 {
+	if n < 2 {
+		return 5
+	}
+	return 13 + fibFuel(n-1) + fibFuel(n-2)
+}
+
+// TestFuelExact checks hand-counted fuel for small functions: the fuel a call consumes is the
+// number of executed instructions other than nop, drop, block, loop, unreachable, return, else
+// and end. Each call is also run with exactly that much fuel (it must succeed and leave 0) and
+// with one less (the counter must end negative, with or without a trap).
+func TestFuelExact(t *testing.T) {
+	cases := []struct {
+		file, fn string
+		args     []uint64
+		want     int64
+	}{
+		{"control.wasm", "straight", nil, 3},
+		{"control.wasm", "sum", []uint64{0}, 4},
+		{"control.wasm", "sum", []uint64{1}, 16},
+		{"control.wasm", "sum", []uint64{100}, 12*100 + 4},
+		{"control.wasm", "countdown", []uint64{1}, 10},
+		{"control.wasm", "countdown", []uint64{1000}, 9*1000 + 1},
+		{"control.wasm", "ifelse", []uint64{1}, 3},
+		{"control.wasm", "ifelse", []uint64{0}, 5},
+		{"control.wasm", "ifnoelse", []uint64{1}, 5},
+		{"control.wasm", "ifnoelse", []uint64{0}, 3},
+		{"control.wasm", "switch", []uint64{0}, 3},
+		{"control.wasm", "switch", []uint64{2}, 3},
+		{"control.wasm", "switch", []uint64{9}, 3},
+		{"control.wasm", "nested", []uint64{4}, 5},
+		{"control.wasm", "nested", []uint64{1}, 11},
+		{"control.wasm", "nested", []uint64{2}, 12},
+		{"control.wasm", "multi", []uint64{3}, 5},
+		{"control.wasm", "callmulti", []uint64{3}, 9},
+		{"control.wasm", "plainloop", nil, 1},
+		{"control.wasm", "nestedloops", []uint64{0}, 5},
+		{"control.wasm", "nestedloops", []uint64{1}, 27},
+		{"control.wasm", "nestedloops", []uint64{7}, 7*(11+11*7) + 5},
+		{"control.wasm", "mem", []uint64{5}, 9},
+		{"control.wasm", "early", []uint64{1}, 3},
+		{"control.wasm", "early", []uint64{0}, 3},
+		{"control.wasm", "indirect", []uint64{1, 4}, 6},
+		{"fib.wasm", "fib", []uint64{0}, fibFuel(0)},
+		{"fib.wasm", "fib", []uint64{2}, fibFuel(2)},
+		{"fib.wasm", "fib", []uint64{15}, fibFuel(15)},
+		{"fib.wasm", "loop", []uint64{10}, 9*10 + 1},
+	}
+	inst := map[string][]byte{}
+	for _, c := range cases {
+		out, ok := inst[c.file]
+		if !ok {
+			out = mustInstrument(t, readTestdata(t, c.file))
+			inst[c.file] = out
+		}
+		s := newSandbox(t)
+		m := s.instantiate(out)
+		_, used, err := s.call(m, 1<<40, c.fn, c.args...)
+		if err != nil {
+			t.Errorf("%s%v: %v", c.fn, c.args, err)
+			continue
+		}
+		if used != c.want {
+			t.Errorf("%s%v used %d fuel, want %d", c.fn, c.args, used, c.want)
+		}
+		if _, _, err := s.call(m, c.want, c.fn, c.args...); err != nil || s.remaining() != 0 {
+			t.Errorf("%s%v with exactly %d fuel: err %v, remaining %d", c.fn, c.args, c.want, err, s.remaining())
+		}
+		_, _, err = s.call(m, c.want-1, c.fn, c.args...)
+		if s.remaining() >= 0 {
+			t.Errorf("%s%v with %d fuel: err %v, remaining %d, want negative", c.fn, c.args, c.want-1, err, s.remaining())
+		}
+	}
+}
+
+// TestFuelExhaustion checks that call-free infinite loops and unbounded recursion stop with the
+// counter negative, and that a guest's own traps leave it non-negative.
+func TestFuelExhaustion(t *testing.T) {
+	cases := []struct {
+		file, fn string
+		args     []uint64
+		fuel     int64
+		trap     string
+		negative bool
+	}{
+		{"exhaust.wasm", "spin", nil, 1000, "unreachable", true},
+		{"control.wasm", "spin", nil, 0, "unreachable", true},
+		{"control.wasm", "rec", []uint64{0}, 1000, "unreachable", true},
+		{"control.wasm", "rec", []uint64{0}, 1 << 40, "stack overflow", false},
+		{"control.wasm", "trap", nil, 100, "integer divide by zero", false},
+		{"fib.wasm", "fib", []uint64{30}, 10_000, "unreachable", true},
+	}
+	for _, c := range cases {
+		s := newSandbox(t)
+		m := s.instantiate(mustInstrument(t, readTestdata(t, c.file)))
+		_, _, err := s.call(m, c.fuel, c.fn, c.args...)
+		if err == nil {
+			t.Errorf("%s: no trap", c.fn)
+			continue
+		}
+		if cause := errors.Unwrap(err); cause == nil || !strings.Contains(cause.Error(), c.trap) {
+			t.Errorf("%s: trap %v, want %q", c.fn, err, c.trap)
+		}
+		if neg := s.remaining() < 0; neg != c.negative {
+			t.Errorf("%s: remaining %d, want negative=%v", c.fn, s.remaining(), c.negative)
+		}
+		// An exhausted call stops soon: within one block and one function's straight-line code.
+		if c.negative && s.remaining() < -100 {
+			t.Errorf("%s: overdrawn by %d", c.fn, -s.remaining())
+		}
+	}
+}

@@ -1,0 +1,4 @@
+;; A call-free infinite loop: instrumented, it must trap with the fuel counter negative.
+(module
+  (func (export "spin")
+    (loop $l (br $l))))
