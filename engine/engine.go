@@ -129,6 +129,9 @@ func (e *Engine) CompileWithTableLimit(ctx context.Context, wasmBytes []byte, ta
 	e.mu.Unlock()
 
 	ent.mod, ent.err = e.compile(ctx, wasmBytes, tableMax)
+	if ent.mod != nil {
+		ent.mod.key = key
+	}
 	if ent.err != nil {
 		// Failures are not cached: a canceled context must not poison the key.
 		e.mu.Lock()

@@ -558,3 +558,32 @@ func TestCompileCache(t *testing.T) {
 		}
 	}
 }
+
+func TestModuleClose(t *testing.T) {
+	e := newEngine(t, engine.Config{})
+	ctx := context.Background()
+	m1, err := e.Compile(ctx, fixture(t, "fib"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := e.NewStore(ctx, engine.DefaultLimits())
+	defer s.Close(ctx)
+	in, err := s.Instantiate(ctx, m1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m1.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Live instances keep working; compiling again gives a fresh module.
+	if res, err := in.Call(ctx, "fib", 10); err != nil || res[0] != 55 {
+		t.Fatalf("fib(10) after Close = %v, %v", res, err)
+	}
+	m2, err := e.Compile(ctx, fixture(t, "fib"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2 == m1 {
+		t.Fatal("closed module still cached")
+	}
+}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+
 	"github.com/tetratelabs/wazero"
 
 	"github.com/kobako/kobako/internal/wasm"
@@ -13,6 +15,7 @@ type Module struct {
 	decoded  *wasm.Module
 	compiled wazero.CompiledModule
 	tableMax uint32 // the table element limit written into the module's tables
+	key      moduleKey
 	imports  []ImportDesc
 	exports  []ExportDesc
 }
@@ -84,6 +87,19 @@ func newModule(e *Engine, d *wasm.Module, cm wazero.CompiledModule, tableMax uin
 		m.exports = append(m.exports, ed)
 	}
 	return m
+}
+
+// Close removes the module from the engine's cache and releases its compiled code once its live
+// instances are gone (they keep working). Compiling the same bytes again compiles them anew. A
+// long-running embedder that loads many different plugins closes the ones it unloads.
+func (m *Module) Close(ctx context.Context) error {
+	e := m.engine
+	e.mu.Lock()
+	if ent, ok := e.modules[m.key]; ok && ent.mod == m {
+		delete(e.modules, m.key)
+	}
+	e.mu.Unlock()
+	return m.compiled.Close(ctx)
 }
 
 // Imports lists the module's imports in declaration order (functions first), without the engine's
