@@ -1,0 +1,362 @@
+package abi
+
+import (
+	"fmt"
+	"math"
+)
+
+// storer lowers host values into guest memory and core values (CanonicalABI.md#storing and
+// #flat-lowering). Host values are checked against their type as they are lowered.
+type storer struct {
+	cx *CallContext
+}
+
+func mismatch(t Type, v Value) error {
+	return errorf(ErrTypeMismatch, "expected `%s`, found `%s`", t.Kind(), v.Kind())
+}
+
+func lowerChar(v Value) (uint32, error) {
+	c := v.num
+	if c >= 0x110000 || (c >= 0xD800 && c <= 0xDFFF) {
+		return 0, errorf(ErrInvalidChar, "char %#x is not a Unicode scalar value", c)
+	}
+	return uint32(c), nil
+}
+
+func writeDisc(b []byte, size, d uint32) {
+	switch size {
+	case 1:
+		b[0] = byte(d)
+	case 2:
+		le.PutUint16(b, uint16(d))
+	default:
+		le.PutUint32(b, d)
+	}
+}
+
+// elems returns the element slice of a record or tuple value of the expected length.
+func structElems(t Type, v Value, n int) ([]Value, error) {
+	if v.kind != t.Kind() {
+		return nil, mismatch(t, v)
+	}
+	es, _ := v.ref.([]Value)
+	if len(es) != n {
+		return nil, errorf(ErrTypeMismatch, "expected %d %s elements, found %d", n, t.Kind(), len(es))
+	}
+	return es, nil
+}
+
+// caseOf checks a variant-like value against its type and returns the case number and payload.
+func caseOf(t Type, c *cases, v Value) (uint32, Value, error) {
+	if v.kind != t.Kind() {
+		return 0, Value{}, mismatch(t, v)
+	}
+	if v.num >= uint64(c.numCases()) {
+		return 0, Value{}, errorf(ErrDiscriminant, "%s case %d out of range (%d cases)", t.Kind(), v.num, c.numCases())
+	}
+	d := uint32(v.num)
+	var p Value
+	if pp, ok := v.ref.(*Value); ok {
+		p = *pp
+	}
+	switch {
+	case c.payloads[d] == nil && p.kind != KindInvalid:
+		return 0, Value{}, errorf(ErrTypeMismatch, "%s case %d has no payload, found `%s`", t.Kind(), d, p.kind)
+	case c.payloads[d] != nil && p.kind == KindInvalid:
+		return 0, Value{}, errorf(ErrTypeMismatch, "%s case %d needs a `%s` payload", t.Kind(), d, c.payloads[d].Kind())
+	}
+	return d, p, nil
+}
+
+// store lowers v as type t into b, which has at least t.Size() bytes. If t contains strings or
+// lists, b must not be a view of guest memory: lowering them calls realloc, which may move memory.
+func (s *storer) store(t Type, v Value, b []byte) error {
+	if v.kind != t.Kind() {
+		return mismatch(t, v)
+	}
+	switch t.Kind() {
+	case KindBool:
+		b[0] = 0
+		if v.num != 0 {
+			b[0] = 1
+		}
+	case KindS8, KindU8:
+		b[0] = byte(v.num)
+	case KindS16, KindU16:
+		le.PutUint16(b, uint16(v.num))
+	case KindS32, KindU32:
+		le.PutUint32(b, uint32(v.num))
+	case KindS64, KindU64:
+		le.PutUint64(b, v.num)
+	case KindF32:
+		le.PutUint32(b, canon32(uint32(v.num)))
+	case KindF64:
+		le.PutUint64(b, canon64(v.num))
+	case KindChar:
+		c, err := lowerChar(v)
+		if err != nil {
+			return err
+		}
+		le.PutUint32(b, c)
+	case KindString:
+		str := v.str
+		p, n, err := s.lowerString(str)
+		if err != nil {
+			return err
+		}
+		le.PutUint32(b, p)
+		le.PutUint32(b[4:], n)
+	case KindList:
+		p, n, err := s.lowerList(t.(*ListType), v)
+		if err != nil {
+			return err
+		}
+		le.PutUint32(b, p)
+		le.PutUint32(b[4:], n)
+	case KindRecord:
+		r := t.(*RecordType)
+		es, err := structElems(t, v, len(r.fields))
+		if err != nil {
+			return err
+		}
+		for i, f := range r.fields {
+			if err := s.store(f.Type, es[i], b[r.offsets[i]:]); err != nil {
+				return at(err, fieldStep(f.Name))
+			}
+		}
+	case KindTuple:
+		tt := t.(*TupleType)
+		es, err := structElems(t, v, len(tt.elems))
+		if err != nil {
+			return err
+		}
+		for i, e := range tt.elems {
+			if err := s.store(e, es[i], b[tt.offsets[i]:]); err != nil {
+				return at(err, tupleStep(i))
+			}
+		}
+	case KindVariant, KindEnum, KindOption, KindResult:
+		c := casesOf(t)
+		d, p, err := caseOf(t, c, v)
+		if err != nil {
+			return err
+		}
+		writeDisc(b, c.discSize, d)
+		if pt := c.payloads[d]; pt != nil {
+			if err := s.store(pt, p, b[c.payloadOff:]); err != nil {
+				return at(err, c.steps[d])
+			}
+		}
+	case KindFlags:
+		f := t.(*FlagsType)
+		bits, err := flagBits(f, v)
+		if err != nil {
+			return err
+		}
+		writeDisc(b, f.size, bits)
+	case KindOwn, KindBorrow:
+		h, err := s.lowerHandle(t.(*HandleType), v)
+		if err != nil {
+			return err
+		}
+		le.PutUint32(b, h)
+	default:
+		return fmt.Errorf("BUG: store of unknown kind %s", t.Kind())
+	}
+	return nil
+}
+
+func flagBits(f *FlagsType, v Value) (uint32, error) {
+	if v.num > math.MaxUint32 || uint32(v.num)&^flagsMask(len(f.labels)) != 0 {
+		return 0, errorf(ErrFlags, "bits %#x set beyond the %d declared flags", v.num, len(f.labels))
+	}
+	return uint32(v.num), nil
+}
+
+func (s *storer) lowerHandle(h *HandleType, v Value) (uint32, error) {
+	if s.cx.Handles == nil {
+		return 0, errorf(ErrMissingOption, "handle table required for %s", h)
+	}
+	rep := uint32(v.num)
+	if h.kind == KindOwn {
+		idx, err := s.cx.Handles.LowerOwn(h.rt, rep)
+		if err != nil {
+			return 0, fmt.Errorf("%s rep %d: %w", h, rep, err)
+		}
+		return idx, nil
+	}
+	if s.cx.Scope == nil {
+		return 0, errorf(ErrMissingOption, "borrow scope required for %s", h)
+	}
+	idx, err := s.cx.Handles.LowerBorrow(h.rt, rep, s.cx.Scope)
+	if err != nil {
+		return 0, fmt.Errorf("%s rep %d: %w", h, rep, err)
+	}
+	return idx, nil
+}
+
+// lowerList is store_list_into_range: it checks the byte length, allocates once, and writes the
+// elements. Packed numeric lists are written with a single copy.
+func (s *storer) lowerList(lt *ListType, v Value) (ptr, n uint32, err error) {
+	mem, err := s.cx.memory()
+	if err != nil {
+		return 0, 0, err
+	}
+	elem := lt.elem
+	es := uint64(elem.Size())
+	if pk, ok := v.ref.(*packed); ok {
+		if pk.elem != elem.Kind() {
+			return 0, 0, errorf(ErrTypeMismatch, "expected `list<%s>`, found `list<%s>`", elem.Kind(), pk.elem)
+		}
+		byteLen := uint64(len(pk.raw))
+		if byteLen > MaxListByteLength {
+			return 0, 0, errorf(ErrTooLong, "list of %d bytes is above 2^28-1", byteLen)
+		}
+		p, err := s.cx.alloc(elem.Align(), uint32(byteLen))
+		if err != nil {
+			return 0, 0, err
+		}
+		dst, err := view(mem, p, byteLen)
+		if err != nil {
+			return 0, 0, err
+		}
+		copy(dst, pk.raw)
+		canonPacked(pk.elem, dst)
+		return p, uint32(byteLen / es), nil
+	}
+	es2, _ := v.ref.([]Value)
+	count := uint64(len(es2))
+	byteLen := count * es
+	if count > MaxListByteLength || byteLen > MaxListByteLength {
+		return 0, 0, errorf(ErrTooLong, "list of %d × %d-byte elements is above 2^28-1 bytes", count, es)
+	}
+	p, err := s.cx.alloc(elem.Align(), uint32(byteLen))
+	if err != nil {
+		return 0, 0, err
+	}
+	var dst []byte
+	if elem.base().hasPtr {
+		dst = make([]byte, byteLen)
+	} else if dst, err = view(mem, p, byteLen); err != nil {
+		return 0, 0, err
+	}
+	for i, e := range es2 {
+		if err := s.store(elem, e, dst[uint64(i)*es:]); err != nil {
+			return 0, 0, at(err, listStep(uint64(i)))
+		}
+	}
+	if elem.base().hasPtr && !mem.Write(p, dst) {
+		return 0, 0, errorf(ErrOutOfBounds, "list write [%#x, +%d) beyond memory size %d", p, byteLen, mem.Size())
+	}
+	return p, uint32(count), nil
+}
+
+// lowerFlat appends the core values of v as type t to out. i32 and f32 slots hold zero-extended
+// 32-bit patterns, so a case's values already have the bits lower_flat_variant's coercions
+// (f32→i32, i32→i64, f32→i64, f64→i64) would produce.
+func (s *storer) lowerFlat(t Type, v Value, out []uint64) ([]uint64, error) {
+	if v.kind != t.Kind() {
+		return out, mismatch(t, v)
+	}
+	switch t.Kind() {
+	case KindBool:
+		if v.num != 0 {
+			return append(out, 1), nil
+		}
+		return append(out, 0), nil
+	case KindS8, KindS16, KindS32, KindU8, KindU16, KindU32:
+		return append(out, uint64(uint32(v.num))&widthMask(t.Kind())), nil
+	case KindS64, KindU64:
+		return append(out, v.num), nil
+	case KindF32:
+		return append(out, uint64(canon32(uint32(v.num)))), nil
+	case KindF64:
+		return append(out, canon64(v.num)), nil
+	case KindChar:
+		c, err := lowerChar(v)
+		if err != nil {
+			return out, err
+		}
+		return append(out, uint64(c)), nil
+	case KindString:
+		str := v.str
+		p, n, err := s.lowerString(str)
+		if err != nil {
+			return out, err
+		}
+		return append(out, uint64(p), uint64(n)), nil
+	case KindList:
+		p, n, err := s.lowerList(t.(*ListType), v)
+		if err != nil {
+			return out, err
+		}
+		return append(out, uint64(p), uint64(n)), nil
+	case KindRecord:
+		r := t.(*RecordType)
+		es, err := structElems(t, v, len(r.fields))
+		if err != nil {
+			return out, err
+		}
+		for i, f := range r.fields {
+			if out, err = s.lowerFlat(f.Type, es[i], out); err != nil {
+				return out, at(err, fieldStep(f.Name))
+			}
+		}
+		return out, nil
+	case KindTuple:
+		tt := t.(*TupleType)
+		es, err := structElems(t, v, len(tt.elems))
+		if err != nil {
+			return out, err
+		}
+		for i, e := range tt.elems {
+			if out, err = s.lowerFlat(e, es[i], out); err != nil {
+				return out, at(err, tupleStep(i))
+			}
+		}
+		return out, nil
+	case KindVariant, KindEnum, KindOption, KindResult:
+		c := casesOf(t)
+		d, p, err := caseOf(t, c, v)
+		if err != nil {
+			return out, err
+		}
+		end := len(out) + t.base().flatLen
+		out = append(out, uint64(d))
+		if pt := c.payloads[d]; pt != nil {
+			if out, err = s.lowerFlat(pt, p, out); err != nil {
+				return out, at(err, c.steps[d])
+			}
+		}
+		for len(out) < end {
+			out = append(out, 0)
+		}
+		return out, nil
+	case KindFlags:
+		bits, err := flagBits(t.(*FlagsType), v)
+		if err != nil {
+			return out, err
+		}
+		return append(out, uint64(bits)), nil
+	case KindOwn, KindBorrow:
+		h, err := s.lowerHandle(t.(*HandleType), v)
+		if err != nil {
+			return out, err
+		}
+		return append(out, uint64(h)), nil
+	}
+	return out, fmt.Errorf("BUG: flat lower of unknown kind %s", t.Kind())
+}
+
+// widthMask keeps a narrow integer's own bits in its i32 slot. Signed values are two's complement
+// in 32 bits (lower_flat_signed), so -1 as s8 is 0xffffffff: only the unsigned kinds need a mask,
+// and a well-formed unsigned Value never has high bits, so the mask is a safety net.
+func widthMask(k Kind) uint64 {
+	switch k {
+	case KindU8:
+		return 0xff
+	case KindU16:
+		return 0xffff
+	}
+	return 0xffffffff
+}

@@ -1,0 +1,837 @@
+package abi
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Kind says which WIT type a Type or a Value is.
+type Kind uint8
+
+// The kinds of WIT value types. KindInvalid is the kind of the zero Value.
+const (
+	KindInvalid Kind = iota
+	KindBool
+	KindS8
+	KindU8
+	KindS16
+	KindU16
+	KindS32
+	KindU32
+	KindS64
+	KindU64
+	KindF32
+	KindF64
+	KindChar
+	KindString
+	KindList
+	KindRecord
+	KindTuple
+	KindVariant
+	KindEnum
+	KindOption
+	KindResult
+	KindFlags
+	KindOwn
+	KindBorrow
+)
+
+var kindNames = [...]string{
+	KindInvalid: "invalid", KindBool: "bool",
+	KindS8: "s8", KindU8: "u8", KindS16: "s16", KindU16: "u16",
+	KindS32: "s32", KindU32: "u32", KindS64: "s64", KindU64: "u64",
+	KindF32: "f32", KindF64: "f64", KindChar: "char", KindString: "string",
+	KindList: "list", KindRecord: "record", KindTuple: "tuple", KindVariant: "variant",
+	KindEnum: "enum", KindOption: "option", KindResult: "result", KindFlags: "flags",
+	KindOwn: "own", KindBorrow: "borrow",
+}
+
+// String returns the WIT name of the kind ("u32", "record", …).
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// CoreType is a core WebAssembly value type appearing in a flattened signature.
+type CoreType uint8
+
+// The four core value types the canonical ABI flattens to.
+const (
+	CoreI32 CoreType = iota + 1
+	CoreI64
+	CoreF32
+	CoreF64
+)
+
+// String returns "i32", "i64", "f32" or "f64".
+func (c CoreType) String() string {
+	switch c {
+	case CoreI32:
+		return "i32"
+	case CoreI64:
+		return "i64"
+	case CoreF32:
+		return "f32"
+	case CoreF64:
+		return "f64"
+	}
+	return fmt.Sprintf("coretype(%d)", uint8(c))
+}
+
+// Limits from the canonical ABI specification, plus kobako's nesting limit.
+const (
+	// MaxFlatParams is MAX_FLAT_PARAMS: more flattened parameters than this are passed through memory.
+	MaxFlatParams = 16
+	// MaxFlatResults is MAX_FLAT_RESULTS: more flattened results than this are passed through memory.
+	MaxFlatResults = 1
+	// MaxStringByteLength is MAX_STRING_BYTE_LENGTH, the longest string in bytes that may be lifted
+	// (or lowered) in any encoding. It keeps every transcoded size below 2^32.
+	MaxStringByteLength = 1<<28 - 1
+	// MaxListByteLength is MAX_LIST_BYTE_LENGTH, the largest list in bytes (length × element size).
+	MaxListByteLength = 1<<28 - 1
+	// MaxValueSize bounds the size of any value type under the 64-bit ABI: the specification
+	// rejects types of 2^28 bytes or more.
+	MaxValueSize = 1<<28 - 1
+	// MaxFlags is the most labels a flags type may have.
+	MaxFlags = 32
+	// MaxTypeDepth bounds how deeply types nest. The specification has no such bound; it is
+	// kobako's implementation limit, keeping recursion over guest-supplied types shallow.
+	MaxTypeDepth = 128
+	// UTF16Tag is the bit of a latin1+utf16 string length that marks UTF-16 code units.
+	UTF16Tag = 1 << 31
+)
+
+// Type is a component model value type. Its canonical ABI layout (size, alignment, flattened
+// core types) is computed once when it is constructed; lifting and lowering trust it.
+//
+// The set of implementations is closed: *PrimitiveType, *ListType, *RecordType, *TupleType,
+// *VariantType, *EnumType, *OptionType, *ResultType, *FlagsType and *HandleType. Build them with
+// the package-level primitives (Bool, U32, String, …) and constructors (ListOf, RecordOf, …).
+// Types are immutable and safe for concurrent use.
+type Type interface {
+	// Kind says which WIT type this is.
+	Kind() Kind
+	// Size is the type's elem_size in bytes (CanonicalABI.md#element-size).
+	Size() uint32
+	// Align is the type's alignment in bytes (CanonicalABI.md#alignment).
+	Align() uint32
+	// Flat returns a copy of the flattened core types (CanonicalABI.md#flattening).
+	Flat() []CoreType
+	// FlatLen is len(Flat()) without the copy.
+	FlatLen() int
+	// String renders the type in WIT syntax.
+	String() string
+
+	base() *typeBase
+}
+
+// typeBase holds the layout shared by every type; concrete types embed it.
+type typeBase struct {
+	kind    Kind
+	size    uint32
+	align   uint32
+	size64  uint64 // elem_size under the 64-bit pointer ABI, for the MaxValueSize bound
+	align64 uint32
+	// flatLen is the length of the flattening; flat holds it only when flatLen <= maxCachedFlat,
+	// which covers every use in a call (at most MaxFlatParams values are ever passed flat). Large
+	// types flatten to up to 2^28 core types; keeping those for every nesting level would let a
+	// small component binary cost the host gigabytes.
+	flatLen int
+	flat    []CoreType
+	depth   int
+	// hasPtr: the type contains a string or list, so lowering it can call realloc (and move memory).
+	hasPtr bool
+	// hasBorrow: the type contains a borrow handle.
+	hasBorrow bool
+}
+
+// Kind says which WIT type this is.
+func (b *typeBase) Kind() Kind { return b.kind }
+
+// Size is the type's elem_size in bytes.
+func (b *typeBase) Size() uint32 { return b.size }
+
+// Align is the type's alignment in bytes.
+func (b *typeBase) Align() uint32 { return b.align }
+
+// Flat returns a copy of the flattened core types.
+func (b *typeBase) Flat() []CoreType { return slices.Clone(b.flat) }
+
+// FlatLen is the number of flattened core types.
+func (b *typeBase) FlatLen() int { return b.flatLen }
+
+// maxCachedFlat bounds the flattenings kept in types.
+const maxCachedFlat = 32
+
+// Flat returns the flattened core types of the record.
+func (r *RecordType) Flat() []CoreType { return flatten(r) }
+
+// Flat returns the flattened core types of the tuple.
+func (t *TupleType) Flat() []CoreType { return flatten(t) }
+
+// Flat returns the flattened core types of the variant.
+func (v *VariantType) Flat() []CoreType { return flatten(v) }
+
+// Flat returns the flattened core types of the option.
+func (o *OptionType) Flat() []CoreType { return flatten(o) }
+
+// Flat returns the flattened core types of the result.
+func (r *ResultType) Flat() []CoreType { return flatten(r) }
+
+// flatten computes flatten_type, using the cached flattening where there is one.
+func flatten(t Type) []CoreType {
+	b := t.base()
+	if b.flatLen <= maxCachedFlat {
+		return slices.Clone(b.flat)
+	}
+	var out []CoreType
+	switch x := t.(type) {
+	case *RecordType:
+		for _, f := range x.fields {
+			out = append(out, f.Type.Flat()...)
+		}
+	case *TupleType:
+		for _, e := range x.elems {
+			out = append(out, e.Flat()...)
+		}
+	default:
+		var joined []CoreType
+		for _, p := range casesOf(t).payloads {
+			if p != nil {
+				joined = joinFlat(joined, p.Flat())
+			}
+		}
+		out = append([]CoreType{CoreI32}, joined...)
+	}
+	return out
+}
+
+// joinFlat joins a case's flattening into the variant's joined slots (flatten_variant).
+func joinFlat(joined, case_ []CoreType) []CoreType {
+	for i, ft := range case_ {
+		if i < len(joined) {
+			joined[i] = join(joined[i], ft)
+		} else {
+			joined = append(joined, ft)
+		}
+	}
+	return joined
+}
+func (b *typeBase) base() *typeBase { return b }
+
+// PrimitiveType is one of bool, s8…s64, u8…u64, f32, f64, char and string.
+type PrimitiveType struct{ typeBase }
+
+// String returns the WIT name of the primitive.
+func (p *PrimitiveType) String() string { return p.kind.String() }
+
+func prim(k Kind, size uint32, c CoreType) *PrimitiveType {
+	return &PrimitiveType{typeBase{kind: k, size: size, align: size, size64: uint64(size), align64: size,
+		flatLen: 1, flat: []CoreType{c}, depth: 1}}
+}
+
+// The primitive types.
+var (
+	Bool = prim(KindBool, 1, CoreI32)
+	S8   = prim(KindS8, 1, CoreI32)
+	U8   = prim(KindU8, 1, CoreI32)
+	S16  = prim(KindS16, 2, CoreI32)
+	U16  = prim(KindU16, 2, CoreI32)
+	S32  = prim(KindS32, 4, CoreI32)
+	U32  = prim(KindU32, 4, CoreI32)
+	S64  = prim(KindS64, 8, CoreI64)
+	U64  = prim(KindU64, 8, CoreI64)
+	F32  = prim(KindF32, 4, CoreF32)
+	F64  = prim(KindF64, 8, CoreF64)
+	Char = prim(KindChar, 4, CoreI32)
+	// String is stored as a (pointer, length) pair: 8 bytes, 4-aligned, two i32s.
+	String = &PrimitiveType{typeBase{kind: KindString, size: 8, align: 4, size64: 16, align64: 8,
+		flatLen: 2, flat: []CoreType{CoreI32, CoreI32}, depth: 1, hasPtr: true}}
+)
+
+// ListType is list<T>, stored as a (pointer, length) pair.
+type ListType struct {
+	typeBase
+	elem Type
+}
+
+// Elem returns the element type.
+func (l *ListType) Elem() Type { return l.elem }
+
+// String renders list<T>.
+func (l *ListType) String() string { return "list<" + l.elem.String() + ">" }
+
+// Field is a named record field.
+type Field struct {
+	Name string
+	Type Type
+}
+
+// RecordType is record { … }. Fields are laid out in order, each aligned to its own alignment.
+type RecordType struct {
+	typeBase
+	fields  []Field
+	offsets []uint32
+}
+
+// Fields returns a copy of the fields, in declaration order.
+func (r *RecordType) Fields() []Field { return slices.Clone(r.fields) }
+
+// NumFields returns the number of fields.
+func (r *RecordType) NumFields() int { return len(r.fields) }
+
+// Field returns field i.
+func (r *RecordType) Field(i int) Field { return r.fields[i] }
+
+// Offset returns the byte offset of field i within the record.
+func (r *RecordType) Offset(i int) uint32 { return r.offsets[i] }
+
+// String renders record { name: type, … }.
+func (r *RecordType) String() string {
+	parts := make([]string, len(r.fields))
+	for i, f := range r.fields {
+		parts[i] = f.Name + ": " + f.Type.String()
+	}
+	return "record { " + strings.Join(parts, ", ") + " }"
+}
+
+// TupleType is tuple<…>, laid out like a record with positional fields.
+type TupleType struct {
+	typeBase
+	elems   []Type
+	offsets []uint32
+}
+
+// Elems returns a copy of the element types.
+func (t *TupleType) Elems() []Type { return slices.Clone(t.elems) }
+
+// NumElems returns the number of elements.
+func (t *TupleType) NumElems() int { return len(t.elems) }
+
+// Elem returns element type i.
+func (t *TupleType) Elem(i int) Type { return t.elems[i] }
+
+// Offset returns the byte offset of element i within the tuple.
+func (t *TupleType) Offset(i int) uint32 { return t.offsets[i] }
+
+// String renders tuple<…>.
+func (t *TupleType) String() string {
+	parts := make([]string, len(t.elems))
+	for i, e := range t.elems {
+		parts[i] = e.String()
+	}
+	return "tuple<" + strings.Join(parts, ", ") + ">"
+}
+
+// Case is a variant case; Type is nil for a case without payload.
+type Case struct {
+	Name string
+	Type Type
+}
+
+// cases is the despecialised view of variant, enum, option and result (CanonicalABI.md#despecialization):
+// a discriminant followed by the payload area.
+type cases struct {
+	names      []string
+	payloads   []Type // nil entries: no payload
+	steps      []string
+	discSize   uint32
+	payloadOff uint32
+}
+
+func (c *cases) numCases() int { return len(c.payloads) }
+
+// VariantType is variant { … }.
+type VariantType struct {
+	typeBase
+	cases
+}
+
+// Cases returns a copy of the cases.
+func (v *VariantType) Cases() []Case {
+	out := make([]Case, len(v.names))
+	for i := range v.names {
+		out[i] = Case{Name: v.names[i], Type: v.payloads[i]}
+	}
+	return out
+}
+
+// NumCases returns the number of cases.
+func (v *VariantType) NumCases() int { return len(v.names) }
+
+// Case returns case i.
+func (v *VariantType) Case(i int) Case { return Case{Name: v.names[i], Type: v.payloads[i]} }
+
+// DiscriminantSize returns the byte size of the discriminant (1, 2 or 4).
+func (v *VariantType) DiscriminantSize() uint32 { return v.discSize }
+
+// String renders variant { a(T), b, … }.
+func (v *VariantType) String() string {
+	parts := make([]string, len(v.names))
+	for i, n := range v.names {
+		if p := v.payloads[i]; p != nil {
+			parts[i] = n + "(" + p.String() + ")"
+		} else {
+			parts[i] = n
+		}
+	}
+	return "variant { " + strings.Join(parts, ", ") + " }"
+}
+
+// EnumType is enum { … }: a variant whose cases have no payload.
+type EnumType struct {
+	typeBase
+	cases
+}
+
+// Labels returns a copy of the case labels.
+func (e *EnumType) Labels() []string { return slices.Clone(e.names) }
+
+// NumCases returns the number of cases.
+func (e *EnumType) NumCases() int { return len(e.names) }
+
+// DiscriminantSize returns the byte size of the discriminant (1, 2 or 4).
+func (e *EnumType) DiscriminantSize() uint32 { return e.discSize }
+
+// String renders enum { a, b, … }.
+func (e *EnumType) String() string { return "enum { " + strings.Join(e.names, ", ") + " }" }
+
+// OptionType is option<T>: variant { none, some(T) }.
+type OptionType struct {
+	typeBase
+	cases
+}
+
+// Elem returns T.
+func (o *OptionType) Elem() Type { return o.payloads[1] }
+
+// String renders option<T>.
+func (o *OptionType) String() string { return "option<" + o.payloads[1].String() + ">" }
+
+// ResultType is result<T, E>: variant { ok(T), error(E) }, where either payload may be absent.
+type ResultType struct {
+	typeBase
+	cases
+}
+
+// Ok returns the ok payload type, or nil.
+func (r *ResultType) Ok() Type { return r.payloads[0] }
+
+// Err returns the error payload type, or nil.
+func (r *ResultType) Err() Type { return r.payloads[1] }
+
+// String renders result, result<T>, result<_, E> or result<T, E>.
+func (r *ResultType) String() string {
+	ok, er := r.payloads[0], r.payloads[1]
+	switch {
+	case ok == nil && er == nil:
+		return "result"
+	case er == nil:
+		return "result<" + ok.String() + ">"
+	case ok == nil:
+		return "result<_, " + er.String() + ">"
+	}
+	return "result<" + ok.String() + ", " + er.String() + ">"
+}
+
+// FlagsType is flags { … }: a bit vector of 1 to 32 labels, bit i for label i.
+type FlagsType struct {
+	typeBase
+	labels []string
+}
+
+// Labels returns a copy of the labels.
+func (f *FlagsType) Labels() []string { return slices.Clone(f.labels) }
+
+// NumLabels returns the number of labels.
+func (f *FlagsType) NumLabels() int { return len(f.labels) }
+
+// Mask returns the bits that the declared labels may set.
+func (f *FlagsType) Mask() uint32 { return flagsMask(len(f.labels)) }
+
+func flagsMask(n int) uint32 {
+	if n >= 32 {
+		return ^uint32(0)
+	}
+	return 1<<uint(n) - 1
+}
+
+// String renders flags { a, b, … }.
+func (f *FlagsType) String() string { return "flags { " + strings.Join(f.labels, ", ") + " }" }
+
+// ResourceType identifies a resource type. Identity is the pointer: two NewResourceType calls with
+// the same name make distinct types, as two instances of a component define distinct resources.
+type ResourceType struct{ name string }
+
+// NewResourceType returns a new, distinct resource type. The name is used in messages only.
+func NewResourceType(name string) *ResourceType { return &ResourceType{name: name} }
+
+// Name returns the name given to NewResourceType.
+func (r *ResourceType) Name() string { return r.name }
+
+// String returns the name.
+func (r *ResourceType) String() string { return r.name }
+
+// HandleType is own<R> (Kind KindOwn) or borrow<R> (Kind KindBorrow): an i32 index into the
+// guest's handle table.
+type HandleType struct {
+	typeBase
+	rt *ResourceType
+}
+
+// Resource returns R.
+func (h *HandleType) Resource() *ResourceType { return h.rt }
+
+// String renders own<R> or borrow<R>.
+func (h *HandleType) String() string { return h.kind.String() + "<" + h.rt.name + ">" }
+
+// Must returns t, panicking if err is non-nil. It is meant for types fixed at compile time, like
+// regexp.MustCompile; types built from input must check the error instead.
+func Must[T any](t T, err error) T {
+	if err != nil {
+		panic("abi.Must: " + err.Error())
+	}
+	return t
+}
+
+func isNil(t Type) bool {
+	switch x := t.(type) {
+	case nil:
+		return true
+	case *PrimitiveType:
+		return x == nil
+	case *ListType:
+		return x == nil
+	case *RecordType:
+		return x == nil
+	case *TupleType:
+		return x == nil
+	case *VariantType:
+		return x == nil
+	case *EnumType:
+		return x == nil
+	case *OptionType:
+		return x == nil
+	case *ResultType:
+		return x == nil
+	case *FlagsType:
+		return x == nil
+	case *HandleType:
+		return x == nil
+	}
+	return true
+}
+
+func typeErr(what, format string, args ...any) error {
+	return &PathError{Op: "type " + what, Err: errorf(ErrInvalidType, format, args...)}
+}
+
+func alignTo(x, a uint64) uint64 { return (x + a - 1) &^ (a - 1) }
+
+// checkBounds applies the limits every composite type shares: nesting depth and the
+// specification's bound on value size under the 64-bit ABI.
+func checkBounds(what string, b *typeBase) error {
+	if b.depth > MaxTypeDepth {
+		return typeErr(what, "nesting depth %d exceeds %d", b.depth, MaxTypeDepth)
+	}
+	if b.size64 > MaxValueSize {
+		return typeErr(what, "value size %d bytes exceeds 2^28-1", b.size64)
+	}
+	return nil
+}
+
+// ListOf returns list<elem>.
+func ListOf(elem Type) (*ListType, error) {
+	if isNil(elem) {
+		return nil, typeErr("list", "nil element type")
+	}
+	e := elem.base()
+	l := &ListType{typeBase: typeBase{kind: KindList, size: 8, align: 4, size64: 16, align64: 8,
+		flatLen: 2, flat: []CoreType{CoreI32, CoreI32}, depth: e.depth + 1, hasPtr: true, hasBorrow: e.hasBorrow}, elem: elem}
+	if err := checkBounds("list", &l.typeBase); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// structLayout lays out fields in order (elem_size_record, alignment_record).
+func structLayout(kind Kind, types []Type) (typeBase, []uint32) {
+	b := typeBase{kind: kind, align: 1, align64: 1}
+	offsets := make([]uint32, len(types))
+	var s, s64 uint64
+	for i, t := range types {
+		tb := t.base()
+		s = alignTo(s, uint64(tb.align))
+		offsets[i] = uint32(s) // s < 2^28 × fields is checked below before it can matter
+		s += uint64(tb.size)
+		s64 = alignTo(s64, uint64(tb.align64)) + tb.size64
+		b.align = max(b.align, tb.align)
+		b.align64 = max(b.align64, tb.align64)
+		b.flatLen += tb.flatLen
+		if b.flatLen <= maxCachedFlat {
+			b.flat = append(b.flat, tb.flat...)
+		}
+		b.depth = max(b.depth, tb.depth+1)
+		b.hasPtr = b.hasPtr || tb.hasPtr
+		b.hasBorrow = b.hasBorrow || tb.hasBorrow
+		if s64 > MaxValueSize { // stop early: offsets beyond this would not fit in uint32
+			b.size64 = s64
+			return b, offsets
+		}
+	}
+	b.size = uint32(alignTo(s, uint64(b.align)))
+	b.size64 = alignTo(s64, uint64(b.align64))
+	if b.flatLen > maxCachedFlat {
+		b.flat = nil
+	}
+	return b, offsets
+}
+
+func checkLabels(what string, labels []string) error {
+	seen := make(map[string]struct{}, len(labels))
+	for i, l := range labels {
+		if l == "" {
+			return typeErr(what, "label %d is empty", i)
+		}
+		if _, dup := seen[l]; dup {
+			return typeErr(what, "duplicate label %q", l)
+		}
+		seen[l] = struct{}{}
+	}
+	return nil
+}
+
+// RecordOf returns record { fields… }. A record needs at least one field and distinct names.
+func RecordOf(fields ...Field) (*RecordType, error) {
+	if len(fields) == 0 {
+		return nil, typeErr("record", "no fields")
+	}
+	names := make([]string, len(fields))
+	types := make([]Type, len(fields))
+	for i, f := range fields {
+		if isNil(f.Type) {
+			return nil, typeErr("record", "field %q has nil type", f.Name)
+		}
+		names[i], types[i] = f.Name, f.Type
+	}
+	if err := checkLabels("record", names); err != nil {
+		return nil, err
+	}
+	b, offs := structLayout(KindRecord, types)
+	r := &RecordType{typeBase: b, fields: slices.Clone(fields), offsets: offs}
+	if err := checkBounds("record", &r.typeBase); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// TupleOf returns tuple<elems…>. A tuple needs at least one element.
+func TupleOf(elems ...Type) (*TupleType, error) {
+	if len(elems) == 0 {
+		return nil, typeErr("tuple", "no elements")
+	}
+	for i, e := range elems {
+		if isNil(e) {
+			return nil, typeErr("tuple", "element %d has nil type", i)
+		}
+	}
+	b, offs := structLayout(KindTuple, elems)
+	t := &TupleType{typeBase: b, elems: slices.Clone(elems), offsets: offs}
+	if err := checkBounds("tuple", &t.typeBase); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// discriminantSize is the byte size of discriminant_type: the smallest of u8, u16, u32 that
+// numbers n cases.
+func discriminantSize(n int) uint32 {
+	switch {
+	case n <= 1<<8:
+		return 1
+	case n <= 1<<16:
+		return 2
+	}
+	return 4
+}
+
+// join is the flattening join of two core types (CanonicalABI.md#flattening).
+func join(a, b CoreType) CoreType {
+	if a == b {
+		return a
+	}
+	if (a == CoreI32 && b == CoreF32) || (a == CoreF32 && b == CoreI32) {
+		return CoreI32
+	}
+	return CoreI64
+}
+
+// variantLayout computes the despecialised variant layout (elem_size_variant, alignment_variant,
+// flatten_variant) for the given payloads.
+func variantLayout(kind Kind, names []string, payloads []Type, steps []string) (typeBase, cases) {
+	disc := discriminantSize(len(payloads))
+	var maxAlign, maxAlign64 uint32 = 1, 1
+	var maxSize, maxSize64 uint64
+	var joined []CoreType
+	maxFlat := 0
+	b := typeBase{kind: kind, depth: 1}
+	for _, p := range payloads {
+		if p == nil {
+			continue
+		}
+		pb := p.base()
+		maxAlign = max(maxAlign, pb.align)
+		maxAlign64 = max(maxAlign64, pb.align64)
+		maxSize = max(maxSize, uint64(pb.size))
+		maxSize64 = max(maxSize64, pb.size64)
+		maxFlat = max(maxFlat, pb.flatLen)
+		if maxFlat < maxCachedFlat {
+			joined = joinFlat(joined, pb.flat)
+		}
+		b.depth = max(b.depth, pb.depth+1)
+		b.hasPtr = b.hasPtr || pb.hasPtr
+		b.hasBorrow = b.hasBorrow || pb.hasBorrow
+	}
+	b.align = max(disc, maxAlign)
+	b.align64 = max(disc, maxAlign64)
+	off := alignTo(uint64(disc), uint64(maxAlign))
+	b.size = uint32(alignTo(off+maxSize, uint64(b.align)))
+	b.size64 = alignTo(alignTo(uint64(disc), uint64(maxAlign64))+maxSize64, uint64(b.align64))
+	b.flatLen = 1 + maxFlat
+	if b.flatLen <= maxCachedFlat {
+		b.flat = append([]CoreType{CoreI32}, joined...)
+	}
+	return b, cases{names: names, payloads: payloads, steps: steps, discSize: disc, payloadOff: uint32(off)}
+}
+
+// VariantOf returns variant { cases… }. A variant needs at least one case and distinct names.
+func VariantOf(cs ...Case) (*VariantType, error) {
+	if len(cs) == 0 {
+		return nil, typeErr("variant", "no cases")
+	}
+	if uint64(len(cs)) >= 1<<32 {
+		return nil, typeErr("variant", "%d cases", len(cs))
+	}
+	names := make([]string, len(cs))
+	payloads := make([]Type, len(cs))
+	steps := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name
+		steps[i] = caseStep(c.Name)
+		if c.Type != nil {
+			if isNil(c.Type) {
+				return nil, typeErr("variant", "case %q has a typed nil payload", c.Name)
+			}
+			payloads[i] = c.Type
+		}
+	}
+	if err := checkLabels("variant", names); err != nil {
+		return nil, err
+	}
+	b, c := variantLayout(KindVariant, names, payloads, steps)
+	v := &VariantType{typeBase: b, cases: c}
+	if err := checkBounds("variant", &v.typeBase); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// EnumOf returns enum { labels… }.
+func EnumOf(labels ...string) (*EnumType, error) {
+	if len(labels) == 0 {
+		return nil, typeErr("enum", "no cases")
+	}
+	if uint64(len(labels)) >= 1<<32 {
+		return nil, typeErr("enum", "%d cases", len(labels))
+	}
+	if err := checkLabels("enum", labels); err != nil {
+		return nil, err
+	}
+	b, c := variantLayout(KindEnum, slices.Clone(labels), make([]Type, len(labels)), nil)
+	return &EnumType{typeBase: b, cases: c}, nil
+}
+
+// OptionOf returns option<t>.
+func OptionOf(t Type) (*OptionType, error) {
+	if isNil(t) {
+		return nil, typeErr("option", "nil payload type")
+	}
+	b, c := variantLayout(KindOption, []string{"none", "some"}, []Type{nil, t}, []string{"option none", "option some"})
+	o := &OptionType{typeBase: b, cases: c}
+	if err := checkBounds("option", &o.typeBase); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// ResultOf returns result<ok, err>; pass nil for a payload that is absent.
+func ResultOf(ok, err Type) (*ResultType, error) {
+	if ok != nil && isNil(ok) {
+		return nil, typeErr("result", "typed nil ok type")
+	}
+	if err != nil && isNil(err) {
+		return nil, typeErr("result", "typed nil error type")
+	}
+	b, c := variantLayout(KindResult, []string{"ok", "error"}, []Type{ok, err}, []string{"result ok", "result error"})
+	r := &ResultType{typeBase: b, cases: c}
+	if e := checkBounds("result", &r.typeBase); e != nil {
+		return nil, e
+	}
+	return r, nil
+}
+
+// FlagsOf returns flags { labels… }, with 1 to 32 distinct labels.
+func FlagsOf(labels ...string) (*FlagsType, error) {
+	n := len(labels)
+	if n == 0 {
+		return nil, typeErr("flags", "no labels")
+	}
+	if n > MaxFlags {
+		return nil, typeErr("flags", "%d labels exceed the maximum of %d", n, MaxFlags)
+	}
+	if err := checkLabels("flags", labels); err != nil {
+		return nil, err
+	}
+	var size uint32 = 4
+	switch {
+	case n <= 8:
+		size = 1
+	case n <= 16:
+		size = 2
+	}
+	return &FlagsType{typeBase: typeBase{kind: KindFlags, size: size, align: size, size64: uint64(size),
+		align64: size, flatLen: 1, flat: []CoreType{CoreI32}, depth: 1}, labels: slices.Clone(labels)}, nil
+}
+
+func handleOf(k Kind, rt *ResourceType) (*HandleType, error) {
+	if rt == nil {
+		return nil, typeErr(k.String(), "nil resource type")
+	}
+	return &HandleType{typeBase: typeBase{kind: k, size: 4, align: 4, size64: 4, align64: 4,
+		flatLen: 1, flat: []CoreType{CoreI32}, depth: 1, hasBorrow: k == KindBorrow}, rt: rt}, nil
+}
+
+// OwnOf returns own<rt>.
+func OwnOf(rt *ResourceType) (*HandleType, error) { return handleOf(KindOwn, rt) }
+
+// BorrowOf returns borrow<rt>.
+func BorrowOf(rt *ResourceType) (*HandleType, error) { return handleOf(KindBorrow, rt) }
+
+// StreamOf refuses stream<elem>: streams belong to the async component model, which kobako does
+// not implement. The error matches ErrAsync.
+func StreamOf(elem Type) (Type, error) {
+	return nil, &PathError{Op: "type stream", Err: errorf(ErrAsync, "stream types are async")}
+}
+
+// FutureOf refuses future<elem>; see StreamOf.
+func FutureOf(elem Type) (Type, error) {
+	return nil, &PathError{Op: "type future", Err: errorf(ErrAsync, "future types are async")}
+}
+
+// ErrorContext refuses the error-context type; see StreamOf.
+func ErrorContext() (Type, error) {
+	return nil, &PathError{Op: "type error-context", Err: errorf(ErrAsync, "error-context is part of async")}
+}
