@@ -1,0 +1,23 @@
+// Package bench measures what kobako's engine costs over the wazero interpreter it is built on.
+//
+// The benchmarks run the same modules side by side under several engines, named in the benchmark's
+// "engine=" part so that benchstat can put them in columns:
+//
+//   - bare: wazero's interpreter running the original module: the baseline.
+//   - kobako: kobako's engine (package engine): the module rewritten for fuel metering, run with a
+//     per-call deadline and its limits. kobako/bare is the overhead the targets bound.
+//   - fuel-only: wazero's interpreter running kobako's rewritten module, without the deadline
+//     machinery: the cost of the metering code alone.
+//   - deadline-only: wazero's interpreter running the original module with kobako's deadline
+//     machinery (WithCloseOnContextDone, a timeout context per call): the cost of interruption alone.
+//   - compiler: wazero's compiler, for reference only; kobako never uses it.
+//
+// Workloads: recursive fib and a call-free tight loop (as Go GOOS=wasip1 guests and in WAT), SHA-256
+// over 1 MiB and a JSON round trip (Go guests), each called repeatedly on a warm instance; compile
+// time and retained memory for a 2.5 MB Go module; fresh instantiation plus _start for a tiny WAT
+// command module and a Go hello world. Every benchmark checks its guest's result against one
+// computed on the host, so a benchmark that computes the wrong thing fails instead of reporting.
+//
+// The fixtures live in testdata/ beside their sources; testdata/build.sh rebuilds them. README.md
+// records the results and the command that reproduces them. Nothing imports this package.
+package bench
