@@ -153,6 +153,7 @@ func (e *Engine) compile(ctx context.Context, wasmBytes []byte, tableMax uint32)
 	out, err := wasm.Instrument(m, wasm.InstrumentOptions{
 		FuelModule:       fuelModuleName,
 		FuelGlobal:       fuelGlobalName,
+		FuelHook:         fuelHookName,
 		MaxTableElements: tableMax,
 	})
 	if err != nil {

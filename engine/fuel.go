@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"runtime"
 	"time"
 
 	"github.com/tetratelabs/wazero/api"
@@ -16,18 +18,83 @@ import (
 // drop, block, loop, unreachable, return, else and end cost 0; every other instruction costs 1. Each
 // store instantiates one fuel module, so all core instances of one plugin draw on one budget, and the
 // count depends only on the instructions executed: the same module and input use the same fuel on
-// every platform. A call succeeds only if its total cost fits in the fuel it was given.
+// every platform. A call succeeds only if its total cost fits in the fuel it was given. The counter
+// holds at most fuelSlice at a time; see refuel.
 const (
-	fuelModuleName = "kobako:fuel"
-	fuelGlobalName = "remaining"
+	fuelModuleName     = "kobako:fuel"
+	fuelGlobalName     = "remaining"
+	fuelHookName       = "refuel"
+	fuelHostModuleName = "kobako:fuel-host"
 )
 
-// fuelModuleWasm is `(module (global (export "remaining") (mut i64) (i64.const 0)))`, assembled by
-// hand because it is part of the engine, not a fixture.
-var fuelModuleWasm = []byte{
-	0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
-	0x06, 0x06, 0x01, 0x7e, 0x01, 0x42, 0x00, 0x0b, // global section: 1 global, i64 mut, i64.const 0 end
-	0x07, 0x0d, 0x01, 0x09, 'r', 'e', 'm', 'a', 'i', 'n', 'i', 'n', 'g', 0x03, 0x00, // export "remaining" global 0
+// fuelModuleWasm is the module every store instantiates once to hold its fuel:
+//
+//	(module
+//	  (import "kobako:fuel-host" "refuel" (func $refuel))
+//	  (global (export "remaining") (mut i64) (i64.const 0))
+//	  (export "refuel" (func $refuel)))
+//
+// Metered modules import both from "kobako:fuel". It is assembled here rather than kept as a fixture
+// because it is part of the engine; TestFuelModule decodes it back.
+var fuelModuleWasm = assembleFuelModule()
+
+func assembleFuelModule() []byte {
+	name := func(s string) []byte { return append([]byte{byte(len(s))}, s...) }
+	section := func(id byte, body ...[]byte) []byte {
+		var b []byte
+		for _, p := range body {
+			b = append(b, p...)
+		}
+		return append([]byte{id, byte(len(b))}, b...)
+	}
+	var out []byte
+	out = append(out, 0x00, 'a', 's', 'm', 0x01, 0x00, 0x00, 0x00)
+	out = append(out, section(0x01, []byte{0x01, 0x60, 0x00, 0x00})...)
+	out = append(out, section(0x02, []byte{0x01}, name(fuelHostModuleName), name(fuelHookName), []byte{0x00, 0x00})...)
+	out = append(out, section(0x06, []byte{0x01, 0x7e, 0x01, 0x42, 0x00, 0x0b})...)
+	out = append(out, section(0x07, []byte{0x02}, name(fuelGlobalName), []byte{0x03, 0x00}, name(fuelHookName), []byte{0x00, 0x00})...)
+	return out
+}
+
+// fuelSlice is how much fuel the guest's counter holds at a time; the rest stays in the store. When
+// the counter runs out, the injected check calls the refuel hook, which moves the next slice over,
+// or traps once the call's fuel is spent. Between slices the hook checks the deadline and yields to
+// the Go scheduler: on GOOS=js and wasip1 the scheduler is cooperative, so without this a guest
+// spinning in a call-free loop would never let the deadline fire. wasmtime yields as often
+// (fuel_async_yield_interval 100,000 in the reference host). Slicing never changes the count.
+const fuelSlice = 100_000
+
+// fuelHook is the host side of the refuel hook.
+var fuelHook = &HostModule{Name: fuelHostModuleName, Funcs: []HostFunc{{
+	Name: fuelHookName,
+	Fn: func(ctx context.Context, c *Caller, _ []uint64) {
+		c.store.refuel(ctx)
+	},
+}}}
+
+func (s *Store) refuel(ctx context.Context) {
+	if err := ctx.Err(); err != nil {
+		panic(&Trap{Kind: contextTrapKind(err), Cause: err})
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		panic(&Trap{Kind: TrapDeadlineExceeded, Cause: context.DeadlineExceeded})
+	}
+	runtime.Gosched()
+	for g := int64(s.fuel.Get()); g < 0; g = int64(s.fuel.Get()) {
+		if s.reserve == 0 {
+			panic(&Trap{Kind: TrapFuelExhausted})
+		}
+		give := min(s.reserve, fuelSlice)
+		s.reserve -= give
+		s.fuel.Set(uint64(g + int64(give)))
+	}
+}
+
+func contextTrapKind(err error) TrapKind {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return TrapDeadlineExceeded
+	}
+	return TrapCanceled
 }
 
 // FuelListener observes fuel consumption. Attach one to a call's context with WithFuelListener.

@@ -111,7 +111,7 @@ func (f *Function) Call(ctx context.Context, params ...uint64) ([]uint64, error)
 	top := s.depth == 0
 	var start time.Time
 	if top {
-		s.fuel.Set(s.limits.Fuel)
+		s.SetFuel(s.limits.Fuel)
 		s.profStack = s.profStack[:0]
 		start = time.Now()
 	}
@@ -184,6 +184,9 @@ func (s *Store) classify(err error, m *Module) *Trap {
 	if errors.As(err, &hp) {
 		var nested *Trap
 		if errors.As(hp.err, &nested) {
+			if nested.Function == "" {
+				nested.Function = fn
+			}
 			return nested
 		}
 		var ee *ExitError
@@ -240,11 +243,15 @@ func trapFunction(err error, m *Module) string {
 	if i < 0 {
 		return ""
 	}
-	line := msg[i+len("wasm stack trace:\n"):]
-	if j := strings.IndexByte(line, '\n'); j >= 0 {
-		line = line[:j]
+	var line string
+	for _, l := range strings.Split(msg[i+len("wasm stack trace:\n"):], "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "."+fuelHookName+"(") {
+			continue // the refuel hook's own frame: report the guest function that ran out
+		}
+		line = l
+		break
 	}
-	line = strings.TrimSpace(line)
 	if j := strings.IndexByte(line, '('); j >= 0 {
 		line = line[:j]
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"io"
 	"fmt"
 	"sync"
 
@@ -18,7 +19,8 @@ type Store struct {
 	engine *Engine
 	limits Limits
 
-	fuel      api.MutableGlobal
+	fuel      api.MutableGlobal // the guest-visible slice of the remaining fuel
+	reserve   uint64            // the remaining fuel not yet handed to the guest
 	fuelInst  api.Module
 	instances []*Instance
 	byModule  map[api.Module]*Instance
@@ -47,13 +49,18 @@ func (e *Engine) NewStore(ctx context.Context, limits Limits) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{engine: e, limits: limits, byModule: map[api.Module]*Instance{}, data: map[any]any{}}
-	inst, err := e.runtime.InstantiateModule(ctx, e.fuelMod, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	hook, err := e.hostInstance(ctx, fuelHook)
+	if err != nil {
+		return nil, err
+	}
+	fctx := experimental.WithImportResolver(ctx, func(string) api.Module { return hook })
+	inst, err := e.runtime.InstantiateModule(fctx, e.fuelMod, anonymousConfig)
 	if err != nil {
 		return nil, fmt.Errorf("engine: new store: %w", err)
 	}
 	s.fuelInst = inst
 	s.fuel = inst.ExportedGlobal(fuelGlobalName).(api.MutableGlobal)
-	s.fuel.Set(limits.Fuel)
+	s.SetFuel(limits.Fuel)
 	return s, nil
 }
 
@@ -70,9 +77,13 @@ func (s *Store) Data(key any) any { return s.data[key] }
 func (s *Store) Fuel() int64 { return s.fuelRemaining() }
 
 // SetFuel sets the fuel left; the next top-level call starts from Limits.Fuel again.
-func (s *Store) SetFuel(n uint64) { s.fuel.Set(n) }
+func (s *Store) SetFuel(n uint64) {
+	slice := min(n, fuelSlice)
+	s.fuel.Set(slice)
+	s.reserve = n - slice
+}
 
-func (s *Store) fuelRemaining() int64 { return int64(s.fuel.Get()) }
+func (s *Store) fuelRemaining() int64 { return int64(s.fuel.Get()) + int64(s.reserve) }
 
 // PeakMemory returns the largest total size, in bytes, that the store's linear memories reached.
 func (s *Store) PeakMemory() uint64 { return s.peakBytes }
@@ -152,7 +163,7 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 	ictx := experimental.WithImportResolver(ctx, func(name string) api.Module { return resolved[name] })
 	ictx = experimental.WithMemoryAllocator(ictx, experimental.MemoryAllocatorFunc(s.allocate))
 	s.depth++
-	mod, err := s.engine.runtime.InstantiateModule(ictx, m.compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	mod, err := s.engine.runtime.InstantiateModule(ictx, m.compiled, anonymousConfig)
 	s.depth--
 	if err != nil {
 		if t := s.classify(err, m); t != nil {
@@ -231,3 +242,13 @@ func (s *Store) noteMemory() {
 	}
 	s.peakBytes = max(s.peakBytes, total)
 }
+
+// anonymousConfig instantiates without a name (so one compiled module can have any number of
+// instances, wazero-notes §1) and without running _start, which the embedder calls. Its random
+// source is never read (kobako's WASI hosts have their own), but naming one spares wazero from
+// seeding a fake generator on every instantiation, about half the cost of a tiny instance.
+var anonymousConfig = wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(emptyReader{})
+
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, io.EOF }

@@ -48,9 +48,7 @@ func (d *decoder) functionBody(fn, defined uint32, body []byte, base int) (Code,
 	}
 	params := uint64(len(d.m.Types[d.m.FuncTypeIndices[defined]].Params))
 	locals := params
-	if nd > 0 {
-		c.Locals = make([]LocalDecl, 0, nd)
-	}
+
 	for j := uint32(0); j < nd; j++ {
 		cat := r.offset()
 		cnt, err := r.u32()
@@ -69,7 +67,10 @@ func (d *decoder) functionBody(fn, defined uint32, body []byte, base int) (Code,
 		if f != "" {
 			d.m.features.add(f, int64(fn), tat, fmt.Sprintf("local of type %s", t))
 		}
-		c.Locals = append(c.Locals, LocalDecl{Count: cnt, Type: t})
+		if cnt > 0 {
+			// Empty runs are dropped, so the decoded locals never outnumber the declared ones.
+			c.Locals = append(c.Locals, LocalDecl{Count: cnt, Type: t})
+		}
 	}
 	c.NumLocals = locals - params
 	d.totalLocals += c.NumLocals
@@ -111,10 +112,10 @@ func (d *decoder) scanBody(fn uint32, r *reader) error {
 		at := r.base + in.start
 		info := lookupOp(in.op)
 		if info.feature != "" {
-			m.features.add(info.feature, int64(fn), at, "opcode "+opString(in.op))
+			m.features.addOp(info.feature, int64(fn), at, "opcode ", in.op)
 		}
 		if in.immFeature != "" && in.immFeature != info.feature {
-			m.features.add(in.immFeature, int64(fn), at, "immediate of opcode "+opString(in.op))
+			m.features.addOp(in.immFeature, int64(fn), at, "immediate of opcode ", in.op)
 		}
 		depth := uint32(len(stack))
 		switch in.op {
@@ -168,6 +169,9 @@ func (d *decoder) scanBody(fn uint32, r *reader) error {
 		case opCall, opReturnCall, opRefFunc:
 			if in.idx >= numFuncs {
 				return fmt.Errorf("at byte offset 0x%x: %w: unknown function %d", at, ErrMalformed, in.idx)
+			}
+			if in.op == opRefFunc {
+				d.markReferenced(in.idx)
 			}
 		}
 	}

@@ -3,6 +3,9 @@ package wasm
 // This file decodes custom sections, including the function names of the "name" section.
 
 func (d *decoder) customSection(r *reader) error {
+	if uint32(len(d.m.CustomSections)) >= d.lim.CustomSections {
+		return limitErr(r.offset(), "custom sections", uint64(len(d.m.CustomSections))+1, uint64(d.lim.CustomSections))
+	}
 	name, err := r.name()
 	if err != nil {
 		return err
@@ -20,6 +23,8 @@ func (d *decoder) customSection(r *reader) error {
 const (
 	nameModule    = 0
 	nameFunctions = 1
+	nameLocals    = 2 // indirect map: function index, then local index
+	nameLabels    = 3 // indirect map: function index, then label index
 	nameGlobals   = 7
 )
 
@@ -48,7 +53,7 @@ func (d *decoder) nameSection(r *reader) {
 				continue
 			}
 			if d.m.funcNames == nil {
-				d.m.funcNames = make(map[uint32]string, n)
+				d.m.funcNames = make(map[uint32]string, min(n, d.numFuncsSoFar()))
 			}
 			for i := uint32(0); i < n; i++ {
 				idx, err := sr.u32()
@@ -59,7 +64,11 @@ func (d *decoder) nameSection(r *reader) {
 				if err != nil {
 					break
 				}
-				d.m.funcNames[idx] = name
+				// Only names of functions that exist are kept, which bounds the map by the
+				// function limit however long the section is.
+				if idx < d.numFuncsSoFar() {
+					d.m.funcNames[idx] = name
+				}
 			}
 		}
 	}

@@ -383,3 +383,50 @@ func TestDecodeNameSectionTolerant(t *testing.T) {
 		t.Fatalf("after instrumenting: %q", m2.FuncName(0))
 	}
 }
+
+func TestFuncTypeString(t *testing.T) {
+	ft := FuncType{Params: []ValType{I32, I32}, Results: []ValType{I64}}
+	if got := ft.String(); got != "(i32, i32) -> (i64)" {
+		t.Fatal(got)
+	}
+	if got := (FuncType{}).String(); got != "() -> ()" {
+		t.Fatal(got)
+	}
+}
+
+func TestDecodeCustomSectionLimit(t *testing.T) {
+	var secs [][]byte
+	for i := 0; i < 5; i++ {
+		secs = append(secs, sec(secCustom, 0x01, 'a'+byte(i)))
+	}
+	b := module(secs...)
+	if _, err := Decode(b, Limits{CustomSections: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode(b, Limits{CustomSections: 4}); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "custom sections") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// TestDecodeNameMapBounded checks that names of functions that do not exist are not kept.
+func TestDecodeNameMapBounded(t *testing.T) {
+	names := []byte{0x04, 'n', 'a', 'm', 'e', 0x01}
+	var sub []byte
+	sub = appendU32(sub, 1000)
+	for i := uint32(0); i < 1000; i++ {
+		sub = appendU32(sub, i)
+		sub = appendName(sub, "f")
+	}
+	names = appendU32(names, uint32(len(sub)))
+	names = append(names, sub...)
+	b := append(funcModule(0x00, 0x0b), appendSection(nil, secCustom, names)...)
+	m := mustDecode(t, b)
+	if len(m.funcNames) != 1 || m.FuncName(0) != "f" {
+		t.Fatalf("%d names kept", len(m.funcNames))
+	}
+	// Runs of zero locals are dropped.
+	m = mustDecode(t, funcModule(0x03, 0x00, 0x7f, 0x02, 0x7e, 0x00, 0x7d, 0x0b))
+	if len(m.Code[0].Locals) != 1 || m.Code[0].NumLocals != 2 || m.Code[0].Locals[0] != (LocalDecl{2, I64}) {
+		t.Fatalf("locals %+v", m.Code[0])
+	}
+}

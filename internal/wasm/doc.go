@@ -45,18 +45,65 @@
 //     arms of an if/else, say), the smallest successor cost is moved into the block, since one of
 //     them runs in full whenever the block completes. A then arm that costs less than its else arm
 //     thus charges nothing.
-//   - At every function entry whose body contains a call or call_indirect, and at every loop
-//     header that a branch targets, the counter is checked after the charge, even when the
-//     charge is 0: block; global.get; i64.const 0; i64.ge_s; br_if 0; unreachable; end. A function
-//     without calls and loops runs a bounded number of instructions, so it needs no check.
+//   - Caller-charged entries: a function that no ref.func or element segment names can only be
+//     called directly (or from outside through an export, or as the start function). Its entry
+//     block's cost is then added to the charge of every block that calls it, and its own entry
+//     charges nothing, so a call to a small function adds no fuel code at run time. Exports and
+//     the start section point at a wrapper function, appended after the others, that charges the
+//     entry block and calls the function; the wrapper's own instructions cost nothing and carry
+//     the function's name in the name section.
+//   - Checks: block; global.get; i64.const 0; i64.ge_s; br_if 0; unreachable; end (with a fuel
+//     hook, call $hook in place of unreachable; see below), placed right after the charge (or
+//     alone, when the block costs 0) at every loop header that a branch targets, and once per
+//     function that calls: at the start of the block holding its calls when they are all in one
+//     block, otherwise at the function entry. A function without calls and loops runs a bounded
+//     number of instructions before returning, so every unbounded execution (a loop, or a chain
+//     of calls) passes a check at least once per iteration or call level. Recursive fib, whose
+//     calls sit in its else arm, checks only on that path.
 //
-// Charges never decrease the counter more than the instructions of the current block and its
-// hoisted successors cost, so if a call's total is within its fuel no check fails along the way:
-// the injected code traps only when the counter is negative. Every loop iteration and every call
-// level passes a check, so an exhausted call stops within one block plus one function's
-// straight-line code. When a call traps (including on exhaustion), the counter includes the cost
-// of the rest of the block the trap happened in; if that makes it negative, the engine reports
-// exhaustion rather than the trap.
+// A charge only ever covers instructions that will run if the call returns normally (the rest of
+// the current block, and the hoisted part of a successor that is certain to follow), so if a
+// call's total cost is within its fuel, no check fails along the way: the injected code traps
+// only when the counter is negative. An exhausted call stops at the next check. When a call traps
+// (exhaustion included), the counter already includes the cost of the rest of the block the trap
+// happened in; if that makes it negative, the engine reports exhaustion rather than the trap.
+//
+// In wazero's interpreter a charge costs four dispatches and a check five, so the overhead is
+// largest on tiny loop bodies; see BenchmarkFuelOverhead.
+//
+// # Fuel hook
+//
+// Where the Go scheduler is cooperative (GOOS=js, GOOS=wasip1), a guest spinning in a call-free
+// loop never lets a deadline timer run, so trapping checks alone cannot enforce a deadline. With
+// InstrumentOptions.FuelHook set, Instrument imports a host function (import FuelModule FuelHook
+// (func)) and the checks call it when they find the counter negative:
+//
+//	block; global.get $fuel; i64.const 0; i64.ge_s; br_if 0; call $hook; end
+//
+// The host can then hand out the call's fuel in slices, as wasmtime's fuel_async_yield_interval
+// does: it sets the counter to one slice, and the hook adds the next one, checking the deadline
+// and yielding to the scheduler on the way. The counting and the placement of charges and checks
+// are the same as without a hook, and the hook's own work costs no fuel; while the counter is
+// non-negative a check runs exactly the same five dispatches. What the hook may rely on:
+//
+//   - It is called only with the counter negative. The fuel used so far is the fuel handed out
+//     minus the counter, and all of it will have been used if the call returns normally, so once
+//     that exceeds the budget the hook should trap (by panicking in wazero) with exhaustion.
+//   - Otherwise it must add at least the deficit (the counter's absolute value) to let the guest
+//     go on; if it returns with the counter still negative, the guest runs on and calls it again
+//     at the next check.
+//   - Every loop iteration and call level passes a check, so a call that runs forever reaches the
+//     hook within one loop iteration or one call level of using up its slice.
+//   - When the call ends, by returning or by a trap, the fuel it used is again the fuel handed out
+//     minus the counter, which may be negative without the hook having been called (the last
+//     charges before a return are not followed by a check); it exceeds the budget exactly when
+//     the call ran out of fuel.
+//
+// The hook takes function index h = the number of imported functions (it is placed after them in
+// the import section), so every defined function moves up by one: calls, ref.func (in code and
+// in constant expressions), element segments, function exports, the start section, the wrappers
+// and the name section's function, local and label names are all renumbered. Its type is the
+// module's first [] -> [] type, or one appended to the type section.
 //
 // The output is a pure function of the input bytes and the options.
 package wasm

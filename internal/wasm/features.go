@@ -27,6 +27,8 @@ type featureUse struct {
 	fn      int64 // function index, or -1 outside code
 	off     int   // byte offset in the module binary
 	detail  string
+	op      uint32 // with opPrefix: the detail is opPrefix followed by the opcode
+	opText  string
 }
 
 // featureSet records feature uses in the order they were found.
@@ -45,6 +47,18 @@ func (s *featureSet) add(feature string, fn int64, off int, detail string) {
 	}
 }
 
+// addOp records an instruction's use of a feature. The description is formatted only when asked
+// for, since SIMD code can use a feature millions of times.
+func (s *featureSet) addOp(feature string, fn int64, off int, prefix string, op uint32) {
+	if s.count == nil {
+		s.count = map[string]int{}
+	}
+	s.count[feature]++
+	if s.count[feature] <= maxUsesPerFeature {
+		s.uses = append(s.uses, featureUse{feature: feature, fn: fn, off: off, opText: prefix, op: op})
+	}
+}
+
 func (m *Module) where(u featureUse) string {
 	var b strings.Builder
 	if u.fn >= 0 {
@@ -54,7 +68,11 @@ func (m *Module) where(u featureUse) string {
 		}
 		b.WriteString(" at ")
 	}
-	fmt.Fprintf(&b, "byte offset 0x%x: %s", u.off, u.detail)
+	detail := u.detail
+	if u.opText != "" {
+		detail = u.opText + opString(u.op)
+	}
+	fmt.Fprintf(&b, "byte offset 0x%x: %s", u.off, detail)
 	return b.String()
 }
 

@@ -8,8 +8,11 @@ import "fmt"
 // bblock is a charge point: a basic block, or several merged into one.
 type bblock struct {
 	at    int   // offset in Code.Body where the charge code goes
-	cost  int64 // fuel charged there
-	check bool  // function entry or loop header: check the counter after charging
+	cost  int64 // fuel charged there for the function's own instructions
+	check bool  // check the counter after charging
+	// adjust is the entry cost of the callees the block calls directly that do not charge it
+	// themselves (see rewriter.prepare). It takes no part in hoisting.
+	adjust int64
 }
 
 type edge struct{ from, to int32 }
@@ -23,13 +26,13 @@ type mframe struct {
 	srcs   []int32 // blocks that reach the continuation by a branch or the fall-through of a then arm
 }
 
-// exitBlock is a pseudo block standing for the function's return. It is marked as a check block so
-// that no cost is ever hoisted across a return.
+// exitBlock is a pseudo block standing for the function's return; no cost is ever hoisted across
+// a return.
 const exitBlock = 0
 
 // meter holds the per-function scratch state, reused across the functions of a module.
 type meter struct {
-	k          uint32 // index of the fuel global
+	sh         indexShift
 	charge     func(dst []byte, cost int64) []byte
 	checkCode  []byte
 	blocks     []bblock
@@ -42,6 +45,13 @@ type meter struct {
 	in         instr
 	loopStack  []int32
 	loopFrames []byte
+
+	// Caller-charged entries: a defined function i with entryCost[i] >= 0 has its entry block
+	// charged by its direct callers (and by its export wrapper) instead of by itself.
+	numImported uint32
+	entryCost   []int64
+	adjustCalls bool // add callees' entry costs at direct calls (false while computing entryCost)
+	self        int  // defined index of the function being analyzed
 }
 
 // analyze fills m.blocks with the charge points of body.
@@ -51,7 +61,6 @@ func (mt *meter) analyze(body []byte) error {
 	mt.loops = mt.loops[:0]
 	mt.loopStack = mt.loopStack[:0]
 	mt.loopFrames = mt.loopFrames[:0]
-	hasCall := false
 	r := newReader(body, 0)
 	in := &mt.in
 	mt.loopFrames = append(mt.loopFrames, frameFunc)
@@ -77,8 +86,6 @@ func (mt *meter) analyze(body []byte) error {
 			for _, l := range in.labels {
 				mt.markLoop(l)
 			}
-		case opCall, opCallInd:
-			hasCall = true
 		}
 	}
 
@@ -86,7 +93,8 @@ func (mt *meter) analyze(body []byte) error {
 	mt.blocks = append(mt.blocks[:0], bblock{at: -1, check: true}) // exitBlock
 	mt.edges = mt.edges[:0]
 	mt.frames = mt.frames[:0]
-	cur := mt.newBlock(0, hasCall)
+	cur := mt.newBlock(0, false)
+	callBlock, callBlocks := int32(-1), 0
 	mt.pushFrame(frameFunc, true, -1, -1)
 	loopOrd := 0
 	r = newReader(body, 0)
@@ -97,6 +105,15 @@ func (mt *meter) analyze(body []byte) error {
 		live := cur >= 0
 		if live {
 			mt.blocks[cur].cost += cost(in.op)
+			if (in.op == opCall || in.op == opCallInd) && callBlock != cur {
+				callBlock = cur
+				callBlocks++
+			}
+			if in.op == opCall && mt.adjustCalls && in.idx >= mt.numImported {
+				if c := mt.entryCost[in.idx-mt.numImported]; c > 0 {
+					mt.blocks[cur].adjust += c
+				}
+			}
 		}
 		switch in.op {
 		case opBlock:
@@ -183,7 +200,18 @@ func (mt *meter) analyze(body []byte) error {
 			cur = -1
 		}
 	}
+	// The check that bounds recursion: in the only block that calls, or at the entry if several
+	// blocks call.
+	switch {
+	case callBlocks == 1:
+		mt.blocks[callBlock].check = true
+	case callBlocks > 1:
+		mt.blocks[1].check = true
+	}
 	mt.hoist()
+	if mt.adjustCalls && mt.self >= 0 && mt.entryCost[mt.self] >= 0 {
+		mt.blocks[1].cost = 0 // charged by the caller or the export wrapper
+	}
 	return nil
 }
 
@@ -235,9 +263,9 @@ func (mt *meter) branch(cur int32, label uint32) {
 
 // hoist moves cost from the successors of a block into the block when every successor is entered
 // only from it: whichever successor runs, at least the smallest successor cost is spent, so
-// charging it one block earlier is exact. Successors always come later in the body than their
-// block (except loop headers and the exit, which are never hoisted from), so walking backwards
-// hoists transitively.
+// charging it one block earlier is exact. Successors entered only from one block come later in
+// the body than it (loop headers reached by a back edge have two predecessors), so walking
+// backwards hoists transitively.
 func (mt *meter) hoist() {
 	n := len(mt.blocks)
 	mt.preds = resize(mt.preds, n)
@@ -262,7 +290,7 @@ func (mt *meter) hoist() {
 		}
 		minCost := int64(-1)
 		for _, s := range ss {
-			if mt.preds[s] != 1 || mt.blocks[s].check {
+			if mt.preds[s] != 1 || s == exitBlock {
 				minCost = -1
 				break
 			}
@@ -289,8 +317,8 @@ func resize(s []int32, n int) []int32 {
 	return s
 }
 
-// emit appends the metered body (instructions only) to dst, with global indices at or above k
-// shifted by one.
+// emit appends the metered body (instructions only) to dst, with its global and function indices
+// renumbered by mt.sh.
 func (mt *meter) emit(dst []byte, body []byte) ([]byte, error) {
 	r := newReader(body, 0)
 	in := &mt.in
@@ -298,8 +326,8 @@ func (mt *meter) emit(dst []byte, body []byte) ([]byte, error) {
 	for !r.done() {
 		for next < len(mt.blocks) && mt.blocks[next].at == r.pos {
 			b := mt.blocks[next]
-			if b.cost > 0 {
-				dst = mt.charge(dst, b.cost)
+			if c := b.cost + b.adjust; c > 0 {
+				dst = mt.charge(dst, c)
 			}
 			if b.check {
 				dst = append(dst, mt.checkCode...)
@@ -309,7 +337,7 @@ func (mt *meter) emit(dst []byte, body []byte) ([]byte, error) {
 		if err := readInstr(r, in); err != nil {
 			return nil, err
 		}
-		dst = appendShifted(dst, body, in, mt.k)
+		dst = mt.sh.appendInstr(dst, body, in)
 	}
 	if next != len(mt.blocks) {
 		panic("BUG: charge point past the end of the body")
@@ -317,25 +345,58 @@ func (mt *meter) emit(dst []byte, body []byte) ([]byte, error) {
 	return dst, nil
 }
 
-// appendShifted appends the instruction in (read from src) to dst, shifting a global index at or
-// above k by one.
-func appendShifted(dst, src []byte, in *instr, k uint32) []byte {
-	if (in.op == opGlobalGet || in.op == opGlobalSet) && in.idx >= k {
-		dst = append(dst, byte(in.op))
-		return appendU32(dst, in.idx+1)
+// indexShift renumbers the indices that the fuel imports displace. The fuel global takes global
+// index global, the number of imported globals, so every defined global moves up by one. With a
+// fuel hook, the hook takes function index fn, the number of imported functions, so every defined
+// function moves up by one too.
+type indexShift struct {
+	global uint32
+	fn     uint32
+	hook   bool
+}
+
+func (s indexShift) globalIdx(i uint32) uint32 {
+	if i >= s.global {
+		return i + 1
+	}
+	return i
+}
+
+func (s indexShift) funcIdx(i uint32) uint32 {
+	if s.hook && i >= s.fn {
+		return i + 1
+	}
+	return i
+}
+
+// appendInstr appends the instruction in (read from src) to dst with its global or function index
+// renumbered. Only global.get, global.set, call and ref.func name those index spaces in the
+// features Instrument accepts (return_call and call_ref are refused).
+func (s indexShift) appendInstr(dst, src []byte, in *instr) []byte {
+	switch in.op {
+	case opGlobalGet, opGlobalSet:
+		if n := s.globalIdx(in.idx); n != in.idx {
+			dst = append(dst, byte(in.op))
+			return appendU32(dst, n)
+		}
+	case opCall, opRefFunc:
+		if n := s.funcIdx(in.idx); n != in.idx {
+			dst = append(dst, byte(in.op))
+			return appendU32(dst, n)
+		}
 	}
 	return append(dst, src[in.start:in.end]...)
 }
 
-// shiftExpr appends a constant expression (or any instruction sequence without fuel) with global
-// indices at or above k shifted by one.
-func shiftExpr(dst, expr []byte, k uint32, in *instr) ([]byte, error) {
+// shiftExpr appends a constant expression (or any instruction sequence without fuel) with its
+// global and function indices renumbered by s.
+func shiftExpr(dst, expr []byte, s indexShift, in *instr) ([]byte, error) {
 	r := newReader(expr, 0)
 	for !r.done() {
 		if err := readInstr(r, in); err != nil {
 			return nil, err
 		}
-		dst = appendShifted(dst, expr, in, k)
+		dst = s.appendInstr(dst, expr, in)
 	}
 	return dst, nil
 }

@@ -18,8 +18,15 @@ func fibFuel(n int64) int64 {
 // TestFuelExact checks hand-counted fuel for small functions: the fuel a call consumes is the
 // number of executed instructions other than nop, drop, block, loop, unreachable, return, else
 // and end. Each call is also run with exactly that much fuel (it must succeed and leave 0) and
-// with one less (the counter must end negative, with or without a trap).
+// with one less (the counter must end negative, with or without a trap). In hook mode the fuel
+// arrives in slices of 7, so most calls go through several refills, and must count the same.
 func TestFuelExact(t *testing.T) {
+	for _, fm := range fuelModes {
+		t.Run(fm.name, func(t *testing.T) { testFuelExact(t, fm) })
+	}
+}
+
+func testFuelExact(t *testing.T, fm fuelMode) {
 	cases := []struct {
 		file, fn string
 		args     []uint64
@@ -60,10 +67,10 @@ func TestFuelExact(t *testing.T) {
 	for _, c := range cases {
 		out, ok := inst[c.file]
 		if !ok {
-			out = mustInstrument(t, readTestdata(t, c.file))
+			out = fm.instrument(t, readTestdata(t, c.file))
 			inst[c.file] = out
 		}
-		s := newSandbox(t)
+		s := fm.sandbox(t)
 		m := s.instantiate(out)
 		_, used, err := s.call(m, 1<<40, c.fn, c.args...)
 		if err != nil {
@@ -77,15 +84,22 @@ func TestFuelExact(t *testing.T) {
 			t.Errorf("%s%v with exactly %d fuel: err %v, remaining %d", c.fn, c.args, c.want, err, s.remaining())
 		}
 		_, _, err = s.call(m, c.want-1, c.fn, c.args...)
-		if s.remaining() >= 0 {
+		if s.remaining() >= 0 || err != nil && !fm.exhausted(err) {
 			t.Errorf("%s%v with %d fuel: err %v, remaining %d, want negative", c.fn, c.args, c.want-1, err, s.remaining())
 		}
 	}
 }
 
 // TestFuelExhaustion checks that call-free infinite loops and unbounded recursion stop with the
-// counter negative, and that a guest's own traps leave it non-negative.
+// counter negative, and that a guest's own traps leave it non-negative. In hook mode the hook
+// stops them, with its own error, once the fuel used exceeds the budget.
 func TestFuelExhaustion(t *testing.T) {
+	for _, fm := range fuelModes {
+		t.Run(fm.name, func(t *testing.T) { testFuelExhaustion(t, fm) })
+	}
+}
+
+func testFuelExhaustion(t *testing.T, fm fuelMode) {
 	cases := []struct {
 		file, fn string
 		args     []uint64
@@ -101,14 +115,18 @@ func TestFuelExhaustion(t *testing.T) {
 		{"fib.wasm", "fib", []uint64{30}, 10_000, "unreachable", true},
 	}
 	for _, c := range cases {
-		s := newSandbox(t)
-		m := s.instantiate(mustInstrument(t, readTestdata(t, c.file)))
+		s := fm.sandbox(t)
+		m := s.instantiate(fm.instrument(t, readTestdata(t, c.file)))
 		_, _, err := s.call(m, c.fuel, c.fn, c.args...)
 		if err == nil {
 			t.Errorf("%s: no trap", c.fn)
 			continue
 		}
-		if cause := errors.Unwrap(err); cause == nil || !strings.Contains(cause.Error(), c.trap) {
+		if c.negative {
+			if !fm.exhausted(err) {
+				t.Errorf("%s: trap %v, want exhaustion", c.fn, err)
+			}
+		} else if cause := errors.Unwrap(err); cause == nil || !strings.Contains(cause.Error(), c.trap) {
 			t.Errorf("%s: trap %v, want %q", c.fn, err, c.trap)
 		}
 		if neg := s.remaining() < 0; neg != c.negative {

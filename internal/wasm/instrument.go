@@ -10,6 +10,13 @@ type InstrumentOptions struct {
 	// holding the remaining fuel. The engine passes "kobako:fuel" and "remaining".
 	FuelModule string
 	FuelGlobal string
+	// FuelHook, when not empty, names a function that Instrument also imports from FuelModule,
+	// (import FuelModule FuelHook (func)), and that the injected checks call when they find the
+	// counter negative, instead of trapping. The hook lets a host hand out fuel in slices: it adds
+	// the next slice to the counter, or traps when the real budget is spent, and it can check a
+	// deadline or yield to the Go scheduler on the way. The fuel count is the same with and
+	// without a hook. See the package documentation for what the hook may assume.
+	FuelHook string
 	// MaxTableElements, when not zero, becomes the declared maximum of every defined table whose
 	// maximum is absent or larger, because wazero has no table limit of its own. A defined table
 	// whose minimum exceeds it makes Instrument fail with an error wrapping ErrTableLimit.
@@ -24,17 +31,28 @@ type InstrumentOptions struct {
 //     globals, and every reference to a defined global (index >= k) moves up by one: global.get
 //     and global.set in code, global.get in every constant expression, global exports and the
 //     name section's global names;
+//   - with InstrumentOptions.FuelHook, one more import, (import FuelModule FuelHook (func)), is
+//     placed in the import section after every function import (its type is an existing
+//     [] -> [] type, or one appended to the type section), so it takes function index h = the
+//     number of imported functions, and every reference to a defined function (index >= h)
+//     moves up by one: call and ref.func in code, ref.func in every constant expression, the
+//     function indices of element segments, function exports, the start section and the name
+//     section's function, local and label names;
 //   - every function body charges the fuel its instructions cost and checks the counter, as the
 //     package documentation describes;
 //   - defined tables get the maximum InstrumentOptions.MaxTableElements asks for.
 //
-// All other sections, custom ones included, are copied unchanged, in order. The output depends
+// All other sections, and custom sections other than "name", are copied unchanged, in order.
+// Custom sections that locate code by byte offset (DWARF, branch hints) therefore no longer match
+// the rewritten bodies: source lines in wazero's DWARF stack traces are unreliable after
+// instrumentation. The output depends
 // only on the module and opt. Instrument records the table limits it wrote in m.Tables (the
-// declared ones stay in m.DeclaredTables); it changes nothing else in m.
+// declared ones stay in m.DeclaredTables); it changes nothing else in m, and so must not run
+// concurrently with other uses of the same Module.
 //
 // Instrument refuses modules that use features CheckEngineFeatures rejects (their control flow,
-// such as exceptions and tail calls, is outside what the metering handles) and modules that
-// already import from FuelModule.
+// such as exceptions and tail calls, is outside what the metering handles), modules that
+// already import from FuelModule, and a FuelHook named like FuelGlobal.
 func Instrument(m *Module, opt InstrumentOptions) ([]byte, error) {
 	out, err := instrument(m, opt, nil)
 	if err != nil {
@@ -44,8 +62,14 @@ func Instrument(m *Module, opt InstrumentOptions) ([]byte, error) {
 }
 
 func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) error) ([]byte, error) {
+	if m == nil || len(m.raw) < 8 {
+		return nil, fmt.Errorf("%w: the module was not produced by Decode", ErrInstrument)
+	}
 	if opt.FuelModule == "" || opt.FuelGlobal == "" {
 		return nil, fmt.Errorf("%w: the fuel import needs a module and a field name", ErrInstrument)
+	}
+	if opt.FuelHook == opt.FuelGlobal {
+		return nil, fmt.Errorf("%w: the fuel hook and the fuel global are both named %q", ErrInstrument, opt.FuelHook)
 	}
 	if err := m.CheckEngineFeatures(); err != nil {
 		return nil, err
@@ -61,12 +85,20 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 	}
 
 	k := m.NumImportedGlobals
-	w := &rewriter{m: m, k: k, opt: opt, tables: tables, analyze: (*meter).analyze}
+	sh := indexShift{global: k}
+	if opt.FuelHook != "" {
+		sh.fn, sh.hook = m.NumImportedFuncs, true
+	}
+	w := &rewriter{m: m, sh: sh, opt: opt, tables: tables, analyze: (*meter).analyze}
+	if sh.hook {
+		w.hookType, w.addType = emptyFuncType(m.Types)
+	}
 	if analyze != nil {
 		w.analyze = analyze
 	}
-	w.mt.k = k
-	w.mt.checkCode = checkCode(k)
+	w.precharge = analyze == nil
+	w.mt.sh = sh
+	w.mt.checkCode = checkCode(k, sh)
 	w.mt.charge = func(dst []byte, c int64) []byte {
 		dst = append(dst, opGlobalGet)
 		dst = appendU32(dst, k)
@@ -76,10 +108,19 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 		return appendU32(dst, k)
 	}
 
+	if err := w.prepare(); err != nil {
+		return nil, err
+	}
+
 	out := make([]byte, 0, len(m.raw)+len(m.raw)/8+64)
 	out = append(out, m.raw[:8]...)
-	importDone := false
+	// A type section is created only for the hook's type, and an import section always.
+	typeDone, importDone := !w.addType, false
 	for _, s := range m.sections {
+		if !typeDone && s.id != secCustom && sectionRank[s.id] > sectionRank[secType] {
+			out = appendSection(out, secType, w.typeSection(nil))
+			typeDone = true
+		}
 		if !importDone && s.id != secCustom && sectionRank[s.id] > sectionRank[secImport] {
 			out = appendSection(out, secImport, w.importSection(nil))
 			importDone = true
@@ -87,11 +128,18 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 		payload := m.raw[s.payloadStart:s.end]
 		var p []byte
 		switch s.id {
+		case secType:
+			p = w.typeSection(payload)
+			typeDone = true
 		case secImport:
 			p = w.importSection(payload)
 			importDone = true
 		case secTable:
 			p = w.tableSection()
+		case secFunction:
+			p = w.functionSection(payload)
+		case secStart:
+			p = appendU32(nil, w.funcRef(*m.StartFunc))
 		case secGlobal:
 			p, err = w.globalSection()
 		case secExport:
@@ -112,11 +160,25 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 		}
 		out = appendSection(out, s.id, p)
 	}
+	if !typeDone {
+		out = appendSection(out, secType, w.typeSection(nil))
+	}
 	if !importDone {
 		out = appendSection(out, secImport, w.importSection(nil))
 	}
 	m.Tables = tables
 	return out, nil
+}
+
+// emptyFuncType returns the index of the first [] -> [] type, or the index such a type gets when
+// appended to the type section, with add set.
+func emptyFuncType(types []FuncType) (idx uint32, add bool) {
+	for i, t := range types {
+		if len(t.Params) == 0 && len(t.Results) == 0 {
+			return uint32(i), false
+		}
+	}
+	return uint32(len(types)), true
 }
 
 // checkCode is the check at function entries and loop headers:
@@ -126,16 +188,24 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 //	  i64.const 0
 //	  i64.ge_s
 //	  br_if 0
-//	  unreachable
+//	  unreachable      ;; with a fuel hook: call $hook
 //	end
 //
-// It traps only when the counter is negative. wazero's interpreter runs the taken br_if as one
-// jump to the block's continuation; an "if unreachable end" would also run an else label, a
-// jump and a continuation label on the fast path.
-func checkCode(k uint32) []byte {
+// It traps (or calls the hook) only when the counter is negative. wazero's interpreter runs the
+// taken br_if as one jump to the block's continuation; an "if unreachable end" would also run an
+// else label, a jump and a continuation label on the fast path. The hook call sits off that
+// path, so the hook costs nothing while the counter is non-negative.
+func checkCode(k uint32, sh indexShift) []byte {
 	b := []byte{opBlock, 0x40, opGlobalGet}
 	b = appendU32(b, k)
-	return append(b, opI64Const, 0x00, opI64GeS, opBrIf, 0x00, opUnreachable, opEnd)
+	b = append(b, opI64Const, 0x00, opI64GeS, opBrIf, 0x00)
+	if sh.hook {
+		b = append(b, opCall)
+		b = appendU32(b, sh.fn)
+	} else {
+		b = append(b, opUnreachable)
+	}
+	return append(b, opEnd)
 }
 
 func clampTables(declared []TableType, numImported, limit uint32) ([]TableType, error) {
@@ -166,26 +236,145 @@ func appendName(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-// rewriter re-encodes the sections that refer to globals or tables.
+// rewriter re-encodes the sections that refer to globals, functions or tables.
 type rewriter struct {
 	m      *Module
-	k      uint32
+	sh     indexShift
 	opt    InstrumentOptions
 	tables []TableType
 	mt     meter
+	// hookType is the type index of the fuel hook's import; addType says that it is a [] -> []
+	// type appended to the type section because the module has none.
+	hookType uint32
+	addType  bool
 	// analyze places the charges of one body; tests replace it with a per-instruction oracle.
 	analyze func(mt *meter, body []byte) error
+	// precharge enables caller-charged entries (see prepare).
+	precharge bool
+	// wrappers lists the functions whose exports (or start) go through a wrapper that charges
+	// their entry block; wrapperOf maps them (by their index in the input) to the wrapper's
+	// function index in the output.
+	wrappers  []uint32
+	wrapperOf map[uint32]uint32
 }
 
-func (w *rewriter) shift(idx uint32) uint32 {
-	if idx >= w.k {
-		return idx + 1
+// prepare decides which functions have their entry block charged by their callers. Charging at
+// the call site folds the callee's entry charge into the caller's charge for the block holding the
+// call, which costs nothing extra at run time, so a call to a small function pays no fuel code of
+// its own. That is possible only for functions that are never called indirectly (no ref.func or
+// element segment names them); those that are exported or the start function get a wrapper that
+// charges the entry block and calls them, and the export (or start) points at the wrapper.
+func (w *rewriter) prepare() error {
+	m := w.m
+	mt := &w.mt
+	mt.numImported = m.NumImportedFuncs
+	mt.entryCost = make([]int64, len(m.Code))
+	for i := range mt.entryCost {
+		mt.entryCost[i] = -1
 	}
-	return idx
+	mt.self = -1
+	if !w.precharge {
+		return nil
+	}
+	mt.adjustCalls = false
+	for i, c := range m.Code {
+		idx := m.NumImportedFuncs + uint32(i)
+		if m.referenced != nil && m.referenced[idx] {
+			continue
+		}
+		if err := w.analyze(mt, c.Body); err != nil {
+			return fmt.Errorf("section code: function %d: %w", idx, err)
+		}
+		mt.entryCost[i] = mt.blocks[1].cost
+	}
+	mt.adjustCalls = true
+	w.wrapperOf = map[uint32]uint32{}
+	next := w.sh.funcIdx(m.NumFuncs()) // the wrappers follow every function, the hook included
+	wrap := func(idx uint32) {
+		if idx < m.NumImportedFuncs || mt.entryCost[idx-m.NumImportedFuncs] <= 0 {
+			return
+		}
+		if _, ok := w.wrapperOf[idx]; ok {
+			return
+		}
+		w.wrapperOf[idx] = next
+		w.wrappers = append(w.wrappers, idx)
+		next++
+	}
+	for _, e := range m.Exports {
+		if e.Kind == ExternFunc {
+			wrap(e.Index)
+		}
+	}
+	if m.StartFunc != nil {
+		wrap(*m.StartFunc)
+	}
+	return nil
 }
 
-// importSection returns the import section with the fuel import appended; payload is the original
-// section's payload, or nil when the module has none.
+// funcRef returns the function index an export or the start section should name for idx.
+func (w *rewriter) funcRef(idx uint32) uint32 {
+	if wi, ok := w.wrapperOf[idx]; ok {
+		return wi
+	}
+	return w.sh.funcIdx(idx)
+}
+
+// functionSection appends the wrappers' type indices.
+func (w *rewriter) functionSection(payload []byte) []byte {
+	if len(w.wrappers) == 0 {
+		return payload
+	}
+	r := newReader(payload, 0)
+	n, _ := r.u32() // Decode read it already
+	p := appendU32(nil, n+uint32(len(w.wrappers)))
+	p = append(p, payload[r.pos:]...)
+	for _, f := range w.wrappers {
+		p = appendU32(p, w.m.FuncTypeIndices[f-w.m.NumImportedFuncs])
+	}
+	return p
+}
+
+// appendWrapper appends the body of the wrapper of function f: charge f's entry block, pass the
+// parameters on, call f. Its own instructions are the instrumenter's, not the guest's, so they
+// cost nothing.
+func (w *rewriter) appendWrapper(dst []byte, f uint32) []byte {
+	i := f - w.m.NumImportedFuncs
+	body := []byte{0x00} // no locals
+	body = w.mt.charge(body, w.mt.entryCost[i])
+	for j := range w.m.Types[w.m.FuncTypeIndices[i]].Params {
+		body = append(body, 0x20)
+		body = appendU32(body, uint32(j))
+	}
+	body = append(body, opCall)
+	body = appendU32(body, w.sh.funcIdx(f))
+	body = append(body, opEnd)
+	dst = appendU32(dst, uint32(len(body)))
+	return append(dst, body...)
+}
+
+// typeSection returns the type section with the fuel hook's type appended when the module has no
+// [] -> [] type; payload is the original section's payload, or nil when the module has none.
+func (w *rewriter) typeSection(payload []byte) []byte {
+	if !w.addType {
+		return payload
+	}
+	var rest []byte
+	n := uint32(0)
+	if payload != nil {
+		r := newReader(payload, 0)
+		n, _ = r.u32() // Decode read it already
+		rest = payload[r.pos:]
+	}
+	p := appendU32(make([]byte, 0, len(payload)+8), n+1)
+	p = append(p, rest...)
+	return append(p, 0x60, 0x00, 0x00)
+}
+
+// importSection returns the import section with the fuel imports appended: the hook, if any, then
+// the global. Appending puts the hook after every function import, so it takes the index of the
+// first defined function. payload is the original section's payload, or nil when the module has
+// none.
 func (w *rewriter) importSection(payload []byte) []byte {
 	var rest []byte
 	n := uint32(0)
@@ -194,8 +383,19 @@ func (w *rewriter) importSection(payload []byte) []byte {
 		n, _ = r.u32() // Decode read it already
 		rest = payload[r.pos:]
 	}
-	p := appendU32(make([]byte, 0, len(payload)+len(w.opt.FuelModule)+len(w.opt.FuelGlobal)+16), n+1)
+	added := uint32(1)
+	if w.sh.hook {
+		added++
+	}
+	size := len(payload) + 2*len(w.opt.FuelModule) + len(w.opt.FuelGlobal) + len(w.opt.FuelHook) + 32
+	p := appendU32(make([]byte, 0, size), n+added)
 	p = append(p, rest...)
+	if w.sh.hook {
+		p = appendName(p, w.opt.FuelModule)
+		p = appendName(p, w.opt.FuelHook)
+		p = append(p, byte(ExternFunc))
+		p = appendU32(p, w.hookType)
+	}
 	p = appendName(p, w.opt.FuelModule)
 	p = appendName(p, w.opt.FuelGlobal)
 	return append(p, byte(ExternGlobal), byte(I64), 0x01)
@@ -226,7 +426,7 @@ func (w *rewriter) globalSection() ([]byte, error) {
 			mut = 1
 		}
 		p = append(p, byte(g.Type.ValType), mut)
-		if p, err = shiftExpr(p, g.Init, w.k, &w.mt.in); err != nil {
+		if p, err = shiftExpr(p, g.Init, w.sh, &w.mt.in); err != nil {
 			return nil, err
 		}
 	}
@@ -239,8 +439,11 @@ func (w *rewriter) exportSection() []byte {
 		p = appendName(p, e.Name)
 		p = append(p, byte(e.Kind))
 		idx := e.Index
-		if e.Kind == ExternGlobal {
-			idx = w.shift(idx)
+		switch e.Kind {
+		case ExternGlobal:
+			idx = w.sh.globalIdx(idx)
+		case ExternFunc:
+			idx = w.funcRef(idx)
 		}
 		p = appendU32(p, idx)
 	}
@@ -256,7 +459,7 @@ func (w *rewriter) elementSection() ([]byte, error) {
 			if s.Flags&0x02 != 0 {
 				p = appendU32(p, s.Table)
 			}
-			if p, err = shiftExpr(p, s.Offset, w.k, &w.mt.in); err != nil {
+			if p, err = shiftExpr(p, s.Offset, w.sh, &w.mt.in); err != nil {
 				return nil, err
 			}
 		}
@@ -269,12 +472,31 @@ func (w *rewriter) elementSection() ([]byte, error) {
 		}
 		p = appendU32(p, s.ItemCount)
 		if !s.UsesExprs() {
-			p = append(p, s.Items...)
-		} else if p, err = shiftExpr(p, s.Items, w.k, &w.mt.in); err != nil {
+			if p, err = w.appendFuncIndices(p, s.Items); err != nil {
+				return nil, err
+			}
+		} else if p, err = shiftExpr(p, s.Items, w.sh, &w.mt.in); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
+}
+
+// appendFuncIndices appends an element segment's vector of function indices (without its count),
+// renumbered.
+func (w *rewriter) appendFuncIndices(dst, items []byte) ([]byte, error) {
+	if !w.sh.hook {
+		return append(dst, items...), nil
+	}
+	r := newReader(items, 0)
+	for !r.done() {
+		f, err := r.u32()
+		if err != nil {
+			return nil, err
+		}
+		dst = appendU32(dst, w.sh.funcIdx(f))
+	}
+	return dst, nil
 }
 
 func (w *rewriter) dataSection() ([]byte, error) {
@@ -290,7 +512,7 @@ func (w *rewriter) dataSection() ([]byte, error) {
 			p = appendU32(p, s.Memory)
 		}
 		if s.Mode == ModeActive {
-			if p, err = shiftExpr(p, s.Offset, w.k, &w.mt.in); err != nil {
+			if p, err = shiftExpr(p, s.Offset, w.sh, &w.mt.in); err != nil {
 				return nil, err
 			}
 		}
@@ -305,10 +527,11 @@ func (w *rewriter) codeSection() ([]byte, error) {
 	for _, c := range w.m.Code {
 		total += len(c.full)
 	}
-	p := appendU32(make([]byte, 0, total+total/4+16), uint32(len(w.m.Code)))
+	p := appendU32(make([]byte, 0, total+total/4+16), uint32(len(w.m.Code)+len(w.wrappers)))
 	var body []byte
 	for i, c := range w.m.Code {
 		fn := w.m.NumImportedFuncs + uint32(i)
+		w.mt.self = i
 		if err := w.analyze(&w.mt, c.Body); err != nil {
 			return nil, fmt.Errorf("function %d: %w", fn, err)
 		}
@@ -320,11 +543,16 @@ func (w *rewriter) codeSection() ([]byte, error) {
 		p = appendU32(p, uint32(len(body)))
 		p = append(p, body...)
 	}
+	for _, f := range w.wrappers {
+		p = w.appendWrapper(p, f)
+	}
 	return p, nil
 }
 
-// customSection returns a custom section's payload, with the name section's global names moved
-// to the shifted indices.
+// customSection returns a custom section's payload, with the name section's maps moved to the
+// shifted indices: global names always, and with a fuel hook the function names and the local and
+// label names (keyed by function index). A map that cannot be read is dropped rather than left to
+// label the wrong entities. Without a hook, function names are copied, plus the wrappers' names.
 func (w *rewriter) customSection(payload []byte) []byte {
 	r := newReader(payload, 0)
 	name, err := r.name()
@@ -341,28 +569,66 @@ func (w *rewriter) customSection(payload []byte) []byte {
 			return append(out, payload[start:]...)
 		}
 		sub, _ := r.bytes(int(size))
-		if id != nameGlobals {
+		var moved []byte
+		var ok bool
+		switch {
+		case id == nameGlobals:
+			moved, ok = shiftNameMap(sub, w.sh.globalIdx)
+		case id == nameFunctions && w.sh.hook:
+			if moved, ok = shiftNameMap(sub, w.sh.funcIdx); ok && len(w.wrappers) > 0 {
+				moved, ok = w.nameWrappers(moved)
+			}
+		case id == nameFunctions && len(w.wrappers) > 0:
+			if moved, ok = w.nameWrappers(sub); !ok {
+				moved, ok = sub, true // the indices are unchanged: keep the map as it was
+			}
+		case (id == nameLocals || id == nameLabels) && w.sh.hook:
+			moved, ok = shiftIndirectNameMap(sub, w.sh.funcIdx)
+		default:
 			out = append(out, payload[start:r.pos]...)
 			continue
 		}
-		shifted, ok := w.shiftNameMap(sub)
 		if !ok {
-			continue // drop a global-name map we cannot read rather than mislabel globals
+			continue
 		}
 		out = append(out, id)
-		out = appendU32(out, uint32(len(shifted)))
-		out = append(out, shifted...)
+		out = appendU32(out, uint32(len(moved)))
+		out = append(out, moved...)
 	}
 	return out
 }
 
-func (w *rewriter) shiftNameMap(sub []byte) ([]byte, bool) {
+// nameWrappers appends the wrappers to a function-name map, each under its function's name, so
+// that stack traces read as before. The wrappers' indices are above all others, which keeps the
+// map sorted.
+func (w *rewriter) nameWrappers(sub []byte) ([]byte, bool) {
 	r := newReader(sub, 0)
 	n, err := r.count("names", 2, 0)
 	if err != nil {
 		return nil, false
 	}
-	out := appendU32(nil, n)
+	var extra []byte
+	added := uint32(0)
+	for _, f := range w.wrappers {
+		if name := w.m.FuncName(f); name != "" {
+			extra = appendU32(extra, w.wrapperOf[f])
+			extra = appendName(extra, name)
+			added++
+		}
+	}
+	out := appendU32(nil, n+added)
+	out = append(out, sub[r.pos:]...)
+	return append(out, extra...), true
+}
+
+// shiftNameMap re-encodes a name map (vec(idx name)) with its indices renumbered by shift.
+func shiftNameMap(sub []byte, shift func(uint32) uint32) ([]byte, bool) {
+	r := newReader(sub, 0)
+	n, err := r.count("names", 2, 0)
+	if err != nil {
+		return nil, false
+	}
+	out := appendU32(make([]byte, 0, len(sub)+8), n)
 	for i := uint32(0); i < n; i++ {
 		idx, err := r.u32()
 		if err != nil {
@@ -372,7 +638,43 @@ func (w *rewriter) shiftNameMap(sub []byte) ([]byte, bool) {
 		if _, err := r.name(); err != nil {
 			return nil, false
 		}
-		out = appendU32(out, w.shift(idx))
+		out = appendU32(out, shift(idx))
+		out = append(out, sub[start:r.pos]...)
+	}
+	if !r.done() {
+		return nil, false
+	}
+	return out, true
+}
+
+// shiftIndirectNameMap re-encodes an indirect name map (vec(idx namemap)), as the local and label
+// names are, with its outer indices renumbered by shift; the inner maps are copied.
+func shiftIndirectNameMap(sub []byte, shift func(uint32) uint32) ([]byte, bool) {
+	r := newReader(sub, 0)
+	n, err := r.count("functions", 2, 0)
+	if err != nil {
+		return nil, false
+	}
+	out := appendU32(make([]byte, 0, len(sub)+8), n)
+	for i := uint32(0); i < n; i++ {
+		idx, err := r.u32()
+		if err != nil {
+			return nil, false
+		}
+		start := r.pos
+		m, err := r.count("names", 2, 0)
+		if err != nil {
+			return nil, false
+		}
+		for j := uint32(0); j < m; j++ {
+			if _, err := r.u32(); err != nil {
+				return nil, false
+			}
+			if _, err := r.name(); err != nil {
+				return nil, false
+			}
+		}
+		out = appendU32(out, shift(idx))
 		out = append(out, sub[start:r.pos]...)
 	}
 	if !r.done() {

@@ -47,6 +47,9 @@ type Limits struct {
 	TableElements uint32
 	// MemoryPages is the largest minimum size a 32-bit memory may declare, in 64 KiB pages.
 	MemoryPages uint64
+	// CustomSections is the largest number of custom sections. Each costs a few bytes in the
+	// binary but a few dozen in the decoded Module.
+	CustomSections uint32
 }
 
 // DefaultLimits returns the limits Decode applies when a Limits field is zero.
@@ -69,6 +72,7 @@ func DefaultLimits() Limits {
 		Results:           1_000,
 		TableElements:     10_000_000,
 		MemoryPages:       65_536,
+		CustomSections:    10_000,
 	}
 }
 
@@ -102,5 +106,6 @@ func (l Limits) withDefaults() Limits {
 	set32(&l.Results, d.Results)
 	set32(&l.TableElements, d.TableElements)
 	set64(&l.MemoryPages, d.MemoryPages)
+	set32(&l.CustomSections, d.CustomSections)
 	return l
 }

@@ -1,6 +1,9 @@
 package wasm
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // ExternKind is the kind of an import or export, with the binary format's values.
 type ExternKind byte
@@ -75,7 +78,14 @@ type FuncType struct {
 
 // String formats t like the text format, e.g. "(i32, i32) -> (i64)".
 func (t FuncType) String() string {
-	return fmt.Sprintf("%v -> %v", t.Params, t.Results)
+	list := func(ts []ValType) string {
+		s := make([]string, len(ts))
+		for i, v := range ts {
+			s[i] = v.String()
+		}
+		return "(" + strings.Join(s, ", ") + ")"
+	}
+	return list(t.Params) + " -> " + list(t.Results)
 }
 
 // MemoryType is a memory declaration. Sizes are in 64 KiB pages.
@@ -211,6 +221,7 @@ type LocalDecl struct {
 
 // Code is one defined function's body.
 type Code struct {
+	// Locals lists the runs of declared locals; runs of zero locals are left out.
 	Locals []LocalDecl
 	// NumLocals is the number of declared locals (parameters excluded).
 	NumLocals uint64
@@ -275,10 +286,17 @@ type Module struct {
 	// ModuleName is the module name from the name section, if any.
 	ModuleName string
 
-	raw       []byte
-	sections  []section
-	funcNames map[uint32]string
-	features  featureSet
+	raw      []byte
+	sections []section
+	// importedFuncs and importedGlobals map function and global indices below the import counts
+	// to positions in Imports.
+	importedFuncs   []uint32
+	importedGlobals []uint32
+	// referenced marks the functions a ref.func or an element segment names: they may be called
+	// indirectly, so Instrument cannot move their entry charge to their callers.
+	referenced []bool
+	funcNames  map[uint32]string
+	features   featureSet
 }
 
 // section is the position of one section in the binary.
@@ -312,16 +330,10 @@ func (m *Module) NumGlobals() uint32 { return m.NumImportedGlobals + uint32(len(
 func (m *Module) FuncType(idx uint32) (FuncType, bool) {
 	var ti uint32
 	if idx < m.NumImportedFuncs {
-		n := uint32(0)
-		for _, im := range m.Imports {
-			if im.Kind == ExternFunc {
-				if n == idx {
-					return im.Func, true
-				}
-				n++
-			}
+		if uint64(idx) >= uint64(len(m.importedFuncs)) {
+			return FuncType{}, false
 		}
-		return FuncType{}, false
+		return m.Imports[m.importedFuncs[idx]].Func, true
 	}
 	d := idx - m.NumImportedFuncs
 	if uint64(d) >= uint64(len(m.FuncTypeIndices)) {

@@ -6,26 +6,26 @@ import "fmt"
 type immKind uint8
 
 const (
-	immNone     immKind = iota
-	immBlock            // blocktype
-	immIdx              // one u32 index (label, function, local, global, table, type, tag, data, element)
-	immIdx2             // two u32 indices
-	immBrTable          // vec(labelidx) labelidx
-	immMemarg           // align (with the multi-memory flag) [memidx] offset
-	immMemLane          // memarg, lane byte
-	immLane             // lane byte
-	immI32              // s32
-	immI64              // s64
-	immF32              // 4 bytes
-	immF64              // 8 bytes
-	immV128             // 16 bytes (v128.const, i8x16.shuffle)
-	immHeapType         // s33 heap type (ref.null, ref.test, ref.cast)
-	immSelectT          // vec(valtype)
-	immTryTable         // blocktype vec(catch)
-	immZeroByte         // one byte that must be 0 (atomic.fence)
-	immBrOnCast         // flags byte, labelidx, heaptype, heaptype
-	immCallIndirect     // typeidx tableidx
-	immMemIdx           // memory index of memory.size/grow/fill
+	immNone         immKind = iota
+	immBlock                // blocktype
+	immIdx                  // one u32 index (label, function, local, global, table, type, tag, data, element)
+	immIdx2                 // two u32 indices
+	immBrTable              // vec(labelidx) labelidx
+	immMemarg               // align (with the multi-memory flag) [memidx] offset
+	immMemLane              // memarg, lane byte
+	immLane                 // lane byte
+	immI32                  // s32
+	immI64                  // s64
+	immF32                  // 4 bytes
+	immF64                  // 8 bytes
+	immV128                 // 16 bytes (v128.const, i8x16.shuffle)
+	immHeapType             // s33 heap type (ref.null, ref.test, ref.cast)
+	immSelectT              // vec(valtype)
+	immTryTable             // blocktype vec(catch)
+	immZeroByte             // one byte that must be 0 (atomic.fence)
+	immBrOnCast             // flags byte, labelidx, heaptype, heaptype
+	immCallIndirect         // typeidx tableidx
+	immMemIdx               // memory index of memory.size/grow/fill
 )
 
 // Feature names, as FeatureUse.Feature reports them.
@@ -84,9 +84,6 @@ const (
 	opElse        = 0x05
 	opTry         = 0x06
 	opCatch       = 0x07
-	opThrow       = 0x08
-	opRethrow     = 0x09
-	opThrowRef    = 0x0a
 	opEnd         = 0x0b
 	opBr          = 0x0c
 	opBrIf        = 0x0d
@@ -95,9 +92,6 @@ const (
 	opCall        = 0x10
 	opCallInd     = 0x11
 	opReturnCall  = 0x12
-	opReturnCallI = 0x13
-	opCallRef     = 0x14
-	opReturnCallR = 0x15
 	opDelegate    = 0x18
 	opCatchAll    = 0x19
 	opDrop        = 0x1a
@@ -109,7 +103,6 @@ const (
 	opF32Const    = 0x43
 	opF64Const    = 0x44
 	opI64GeS      = 0x59
-	opI64LtS      = 0x53
 	opI64Sub      = 0x7d
 	opRefNull     = 0xd0
 	opRefFunc     = 0xd2

@@ -2,7 +2,6 @@ package wasm
 
 import (
 	"fmt"
-	"math"
 	"unicode/utf8"
 )
 
@@ -185,5 +184,3 @@ func appendS64(b []byte, v int64) []byte {
 		b = append(b, c|0x80)
 	}
 }
-
-var _ = math.MaxUint32

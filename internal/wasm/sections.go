@@ -111,6 +111,7 @@ func (d *decoder) importSection(r *reader) error {
 				return fmt.Errorf("import %d: %w", i, err)
 			}
 			im.Func = m.Types[im.TypeIndex]
+			m.importedFuncs = append(m.importedFuncs, uint32(len(m.Imports)))
 			m.NumImportedFuncs++
 			if err := d.checkCount(at, "functions", uint64(m.NumImportedFuncs), d.lim.Functions); err != nil {
 				return err
@@ -140,6 +141,7 @@ func (d *decoder) importSection(r *reader) error {
 			if im.Global.Mutable {
 				d.feature(FeatureMutableGlobal, at, "import %q %q is a mutable global", im.Module, im.Name)
 			}
+			m.importedGlobals = append(m.importedGlobals, uint32(len(m.Imports)))
 			m.NumImportedGlobals++
 			if err := d.checkCount(at, "globals", uint64(m.NumImportedGlobals), d.lim.Globals); err != nil {
 				return err
@@ -361,16 +363,7 @@ func (d *decoder) globalSection(r *reader) error {
 func (d *decoder) globalTypeOf(idx uint32) (GlobalType, bool) {
 	m := d.m
 	if idx < m.NumImportedGlobals {
-		n := uint32(0)
-		for _, im := range m.Imports {
-			if im.Kind == ExternGlobal {
-				if n == idx {
-					return im.Global, true
-				}
-				n++
-			}
-		}
-		return GlobalType{}, false
+		return m.Imports[m.importedGlobals[idx]].Global, true
 	}
 	i := uint64(idx - m.NumImportedGlobals)
 	if i < uint64(len(m.Globals)) {

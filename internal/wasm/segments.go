@@ -23,8 +23,11 @@ func (d *decoder) constExpr(r *reader, maxGlobal uint32) ([]byte, error) {
 		case prefixSIMD<<16 | 0x0c:
 			d.feature(FeatureSIMD, at, "v128.const in a constant expression")
 		case opRefNull, opRefFunc:
-			if in.op == opRefFunc && in.idx >= d.numFuncsSoFar() {
-				return nil, fmt.Errorf("at byte offset 0x%x: %w: ref.func of unknown function %d", at, ErrMalformed, in.idx)
+			if in.op == opRefFunc {
+				if in.idx >= d.numFuncsSoFar() {
+					return nil, fmt.Errorf("at byte offset 0x%x: %w: ref.func of unknown function %d", at, ErrMalformed, in.idx)
+				}
+				d.markReferenced(in.idx)
 			}
 			d.feature(FeatureReferenceTypes, at, "%s in a constant expression", info.name)
 		case opGlobalGet:
@@ -55,6 +58,17 @@ func skipConstExpr(r *reader, in *instr) error {
 		if in.op == opEnd {
 			return nil
 		}
+	}
+}
+
+// markReferenced records that function idx (already checked to exist) may be called indirectly.
+func (d *decoder) markReferenced(idx uint32) {
+	m := d.m
+	if m.referenced == nil {
+		m.referenced = make([]bool, d.numFuncsSoFar())
+	}
+	if idx < uint32(len(m.referenced)) {
+		m.referenced[idx] = true
 	}
 }
 
@@ -159,6 +173,7 @@ func (d *decoder) elementSegment(r *reader, i uint32) (ElementSegment, error) {
 			if f >= numFuncs {
 				return s, fmt.Errorf("at byte offset 0x%x: %w: unknown function %d", iat, ErrMalformed, f)
 			}
+			d.markReferenced(f)
 			continue
 		}
 		if _, err := d.constExpr(r, d.m.NumGlobals()); err != nil {

@@ -6,7 +6,7 @@ cd "$(dirname "$0")"
 python3 gen_allops.py
 for f in *.wat; do
 	case "$f" in
-	globals.wat) wat2wasm --debug-names "$f" -o "${f%.wat}.wasm" ;;
+	globals.wat | hook.wat) wat2wasm --debug-names "$f" -o "${f%.wat}.wasm" ;;
 	*) wat2wasm "$f" -o "${f%.wat}.wasm" ;;
 	esac
 done

@@ -1,0 +1,78 @@
+package fuzz
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kobako/kobako/internal/wasm"
+)
+
+// fuzzOpts instruments with trapping checks and with a fuel hook, which also renumbers functions.
+var fuzzOpts = []wasm.InstrumentOptions{
+	{FuelModule: "kobako:fuel", FuelGlobal: "remaining", MaxTableElements: 10_000},
+	{FuelModule: "kobako:fuel", FuelGlobal: "remaining", FuelHook: "exhausted", MaxTableElements: 10_000},
+}
+
+// FuzzDecode feeds arbitrary bytes to the decoder. Decode must never panic and must fail with one
+// of the package's sentinels; a module it accepts must instrument without panicking in both fuel
+// modes, and the instrumented binary must decode again, with the fuel imports added and nothing
+// else changed in shape, and be the same on every run.
+func FuzzDecode(f *testing.F) {
+	for _, pattern := range []string{"*.wasm", "features/*.wasm"} {
+		files, _ := filepath.Glob(filepath.Join("..", "internal", "wasm", "testdata", pattern))
+		for _, p := range files {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Add([]byte{0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := wasm.Decode(b, wasm.Limits{})
+		if err != nil {
+			if !errors.Is(err, wasm.ErrMalformed) && !errors.Is(err, wasm.ErrLimit) &&
+				!errors.Is(err, wasm.ErrNotCoreModule) && !errors.Is(err, wasm.ErrUnsupportedFeature) {
+				t.Fatalf("Decode error wraps no sentinel: %v", err)
+			}
+			return
+		}
+		_ = m.Features()
+		_ = m.CheckEngineFeatures()
+		for _, opts := range fuzzOpts {
+			checkInstrument(t, m, b, opts)
+		}
+	})
+}
+
+func checkInstrument(t *testing.T, m *wasm.Module, b []byte, opts wasm.InstrumentOptions) {
+	out, err := wasm.Instrument(m, opts)
+	if err != nil {
+		if !errors.Is(err, wasm.ErrUnsupportedFeature) && !errors.Is(err, wasm.ErrInstrument) && !errors.Is(err, wasm.ErrTableLimit) {
+			t.Fatalf("Instrument error wraps no sentinel: %v", err)
+		}
+		return
+	}
+	m2, err := wasm.Decode(out, wasm.Limits{})
+	if err != nil {
+		t.Fatalf("instrumented module (hook %q) does not decode: %v", opts.FuelHook, err)
+	}
+	hooks := uint32(0)
+	if opts.FuelHook != "" {
+		hooks = 1
+	}
+	if m2.NumImportedGlobals != m.NumImportedGlobals+1 || m2.NumImportedFuncs != m.NumImportedFuncs+hooks ||
+		len(m2.Globals) != len(m.Globals) || len(m2.Exports) != len(m.Exports) || len(m2.Code) < len(m.Code) {
+		t.Fatalf("instrumented module (hook %q) changed shape", opts.FuelHook)
+	}
+	m3, err := wasm.Decode(b, wasm.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := wasm.Instrument(m3, opts)
+	if err != nil || !bytes.Equal(out, again) {
+		t.Fatalf("instrumentation (hook %q) is not deterministic (%v)", opts.FuelHook, err)
+	}
+}

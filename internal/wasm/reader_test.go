@@ -1,0 +1,78 @@
+package wasm
+
+import (
+	"errors"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func TestLEBRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		u := rapid.Uint32().Draw(t, "u32")
+		r := newReader(appendU32(nil, u), 0)
+		if got, err := r.u32(); err != nil || got != u || !r.done() {
+			t.Fatalf("u32 %d: got %d, %v", u, got, err)
+		}
+		u64 := rapid.Uint64().Draw(t, "u64")
+		r = newReader(appendU64(nil, u64), 0)
+		if got, err := r.u64(); err != nil || got != u64 || !r.done() {
+			t.Fatalf("u64 %d: got %d, %v", u64, got, err)
+		}
+		s := rapid.Int64().Draw(t, "s64")
+		r = newReader(appendS64(nil, s), 0)
+		if got, err := r.s64(); err != nil || got != s || !r.done() {
+			t.Fatalf("s64 %d: got %d, %v", s, got, err)
+		}
+		s32 := rapid.Int32().Draw(t, "s32")
+		r = newReader(appendS64(nil, int64(s32)), 0)
+		if got, err := r.s32(); err != nil || got != s32 || !r.done() {
+			t.Fatalf("s32 %d: got %d, %v", s32, got, err)
+		}
+		s33 := rapid.Int64Range(-1<<32, 1<<32-1).Draw(t, "s33")
+		r = newReader(appendS64(nil, s33), 0)
+		if got, err := r.sleb(33); err != nil || got != s33 || !r.done() {
+			t.Fatalf("s33 %d: got %d, %v", s33, got, err)
+		}
+	})
+}
+
+func TestLEB_Errors(t *testing.T) {
+	cases := []struct {
+		name string
+		b    []byte
+		read func(r *reader) error
+	}{
+		{"u32 six bytes", []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x00}, func(r *reader) error { _, err := r.u32(); return err }},
+		{"u32 too large", []byte{0xff, 0xff, 0xff, 0xff, 0x10}, func(r *reader) error { _, err := r.u32(); return err }},
+		{"u32 truncated", []byte{0x80, 0x80}, func(r *reader) error { _, err := r.u32(); return err }},
+		{"u64 too large", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}, func(r *reader) error { _, err := r.u64(); return err }},
+		{"s32 too large", []byte{0xff, 0xff, 0xff, 0xff, 0x0f}, func(r *reader) error { _, err := r.s32(); return err }},
+		{"s32 bad sign bits", []byte{0x80, 0x80, 0x80, 0x80, 0x70}, func(r *reader) error { _, err := r.s32(); return err }},
+		{"s64 too long", []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}, func(r *reader) error { _, err := r.s64(); return err }},
+		{"s64 bad sign bits", []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02}, func(r *reader) error { _, err := r.s64(); return err }},
+		{"s33 too large", []byte{0x80, 0x80, 0x80, 0x80, 0x20}, func(r *reader) error { _, err := r.sleb(33); return err }},
+	}
+	for _, c := range cases {
+		if err := c.read(newReader(c.b, 0)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	// Maximal valid encodings are accepted.
+	ok := []struct {
+		b    []byte
+		read func(r *reader) (int64, error)
+		want int64
+	}{
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0x0f}, func(r *reader) (int64, error) { v, err := r.u32(); return int64(v), err }, 1<<32 - 1},
+		{[]byte{0x80, 0x80, 0x80, 0x80, 0x78}, func(r *reader) (int64, error) { v, err := r.s32(); return int64(v), err }, -1 << 31},
+		{[]byte{0xff, 0xff, 0xff, 0xff, 0x07}, func(r *reader) (int64, error) { v, err := r.s32(); return int64(v), err }, 1<<31 - 1},
+		{[]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7f}, func(r *reader) (int64, error) { return r.s64() }, -1 << 63},
+		{[]byte{0x80, 0x80, 0x80, 0x80, 0x00}, func(r *reader) (int64, error) { v, err := r.s32(); return int64(v), err }, 0},
+	}
+	for i, c := range ok {
+		if v, err := c.read(newReader(c.b, 0)); err != nil || v != c.want {
+			t.Errorf("valid encoding %d: %d, %v", i, v, err)
+		}
+	}
+}
