@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/tetratelabs/wazero"
