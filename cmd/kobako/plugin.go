@@ -1,0 +1,729 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kobako/kobako/zeroclaw"
+	"github.com/kobako/kobako/zeroclaw/manifest"
+	"github.com/kobako/kobako/zeroclaw/registry"
+	"github.com/kobako/kobako/zeroclaw/signature"
+)
+
+const pluginUsage = `Usage: kobako plugin SUBCOMMAND [flags] [ARGS]
+
+Manage ZeroClaw plugins (wasm32-wasip2 components with a manifest.toml).
+
+Subcommands:
+  list                      list installed plugins and why any were skipped
+  search QUERY              search the registry by name and description
+  install SOURCE            install a local directory or manifest.toml, or a registry NAME[@VERSION]
+  remove NAME               remove an installed plugin
+  info NAME|PATH            show a plugin's manifest, signature, permissions, config schema and config key
+  keygen [--out FILE]       create an Ed25519 publisher key
+  sign DIR|MANIFEST --key FILE
+                            sign a plugin manifest with a publisher key
+
+Common flags (where they apply):
+  --config FILE             kobako config file (default $KOBAKO_CONFIG or ~/.kobako/config.toml)
+  --plugins-dir DIR         plugins directory (default from the config, else ~/.kobako/plugins)
+  --registry URL|PATH       registry index (default $KOBAKO_PLUGIN_REGISTRY_URL, $ZEROCLAW_PLUGIN_REGISTRY_URL,
+                            else the public ZeroClaw registry)
+  --signature-mode MODE     disabled, permissive or strict (default from the config, else disabled)
+  --trusted-key HEX         trust a publisher key (repeatable; adds to the config's keys)
+  --json                    machine-readable output
+
+Run 'kobako plugin SUBCOMMAND -h' for a subcommand's flags.
+`
+
+// Exit statuses of the plugin command.
+const (
+	pluginExitOK    = 0
+	pluginExitError = 1
+	pluginExitUsage = 2
+)
+
+// pluginStrings is a repeatable string flag.
+type pluginStrings []string
+
+func (s *pluginStrings) String() string     { return strings.Join(*s, ",") }
+func (s *pluginStrings) Set(v string) error { *s = append(*s, v); return nil }
+
+// pluginEnv is one invocation's flags and streams.
+type pluginEnv struct {
+	ctx            context.Context
+	stdout, stderr io.Writer
+
+	config        string
+	pluginsDir    string
+	registry      string
+	signatureMode string
+	trustedKeys   pluginStrings
+	json          bool
+}
+
+type pluginSub struct {
+	name, args, help string
+	registry         bool // takes --registry
+	host             bool // takes the host flags
+	run              func(e *pluginEnv, fs *flag.FlagSet, args []string) error
+	flags            func(fs *flag.FlagSet)
+}
+
+// pluginUsageError marks errors that should print usage and exit 2.
+type pluginUsageError struct{ msg string }
+
+func (e *pluginUsageError) Error() string { return e.msg }
+
+func pluginUsageErrorf(format string, args ...any) error {
+	return &pluginUsageError{fmt.Sprintf(format, args...)}
+}
+
+// pluginCommand runs `kobako plugin ARGS...` and returns the exit status.
+func pluginCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, pluginUsage)
+		return pluginExitUsage
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, pluginUsage)
+		return pluginExitOK
+	}
+	var sub *pluginSub
+	for i := range pluginSubs {
+		if pluginSubs[i].name == args[0] {
+			sub = &pluginSubs[i]
+		}
+	}
+	if sub == nil {
+		fmt.Fprintf(stderr, "kobako plugin: unknown subcommand %q\n\n%s", args[0], pluginUsage)
+		return pluginExitUsage
+	}
+	e := &pluginEnv{ctx: ctx, stdout: stdout, stderr: stderr}
+	fs := flag.NewFlagSet("kobako plugin "+sub.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: kobako plugin %s [flags] %s\n\n%s\n\nFlags:\n", sub.name, sub.args, sub.help)
+		fs.PrintDefaults()
+	}
+	if sub.host {
+		fs.StringVar(&e.config, "config", "", "kobako config `file` (default $KOBAKO_CONFIG or ~/.kobako/config.toml)")
+		fs.StringVar(&e.pluginsDir, "plugins-dir", "", "plugins `directory` (default from the config, else ~/.kobako/plugins)")
+		fs.StringVar(&e.signatureMode, "signature-mode", "", "signature `mode`: disabled, permissive or strict (default from the config)")
+		fs.Var(&e.trustedKeys, "trusted-key", "trust a publisher key given in `hex` (repeatable)")
+	}
+	if sub.registry {
+		fs.StringVar(&e.registry, "registry", "", "registry index `URL or path`")
+	}
+	fs.BoolVar(&e.json, "json", false, "machine-readable JSON output")
+	if sub.flags != nil {
+		sub.flags(fs)
+	}
+	positional, err := pluginParseArgs(fs, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		return pluginExitOK
+	}
+	if err != nil {
+		return pluginExitUsage // the flag package already reported it
+	}
+	err = sub.run(e, fs, positional)
+	var ue *pluginUsageError
+	switch {
+	case err == nil:
+		return pluginExitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "kobako plugin %s: %s\n", sub.name, ue.msg)
+		fs.Usage()
+		return pluginExitUsage
+	default:
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return pluginExitError
+	}
+}
+
+// pluginParseArgs parses flags wherever they appear, as in
+// `kobako plugin search calendar --registry URL`; everything after "--" is
+// positional.
+func pluginParseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		consumed := len(args) - fs.NArg()
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, fs.Args()...), nil
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+var pluginSubs = []pluginSub{
+	{name: "list", help: "List the plugins in the plugins directory: admitted plugins, and the directories discovery skipped with the reason.", host: true, run: pluginList},
+	{name: "search", args: "QUERY", help: "Search the registry index: a case-insensitive match on plugin names and descriptions. Nothing is installed or run.", registry: true, run: pluginSearch},
+	{name: "install", args: "SOURCE", help: "Install a plugin from a local directory or manifest.toml path, or a registry NAME or NAME@VERSION\n(a bare name takes the index's last matching entry). The same checks apply either way.", host: true, registry: true, run: pluginInstall},
+	{name: "remove", args: "NAME", help: "Remove an installed plugin (or a plugin directory that failed discovery).", host: true, run: pluginRemove},
+	{name: "info", args: "NAME|PATH", help: "Show an installed plugin, or check a local plugin directory without installing it.", host: true, run: pluginInfo},
+	{name: "keygen", help: "Create an Ed25519 publisher key. The private key (PKCS#8 PEM) goes to --out, or to stdout without it;\nthe public key is printed as hex for publisher_key and trusted_publisher_keys.", run: pluginKeygen,
+		flags: func(fs *flag.FlagSet) {
+			fs.String("out", "", "write the private key to `file` (mode 0600)")
+			fs.Bool("force", false, "overwrite an existing --out file")
+		}},
+	{name: "sign", args: "DIR|MANIFEST", help: "Sign a plugin manifest in place: signature and publisher_key are (re)written at the root,\nthe rest of the file is kept exactly as written.", run: pluginSign,
+		flags: func(fs *flag.FlagSet) {
+			fs.String("key", "", "private key `file` (from keygen, OpenSSL or the reference's PKCS#8 DER)")
+		}},
+}
+
+func pluginWantArgs(args []string, n int, what string) error {
+	if len(args) != n {
+		if n == 0 {
+			return pluginUsageErrorf("unexpected argument %q", args[0])
+		}
+		return pluginUsageErrorf("want %s, got %d argument(s)", what, len(args))
+	}
+	return nil
+}
+
+// hostConfig loads the config file and applies the flags over it.
+func (e *pluginEnv) hostConfig() (*zeroclaw.Config, string, zeroclaw.Options, error) {
+	cfgPath, err := zeroclaw.ConfigPath(e.config)
+	if err != nil {
+		return nil, "", zeroclaw.Options{}, err
+	}
+	cfg, err := zeroclaw.LoadConfig(cfgPath, false)
+	if err != nil {
+		return nil, "", zeroclaw.Options{}, err
+	}
+	opts, warning, err := zeroclaw.OptionsFromConfig(&cfg.Plugins)
+	if err != nil {
+		return nil, "", zeroclaw.Options{}, err
+	}
+	if e.pluginsDir != "" {
+		if opts.PluginsDir, err = zeroclaw.ExpandHome(e.pluginsDir); err != nil {
+			return nil, "", zeroclaw.Options{}, err
+		}
+	}
+	if e.signatureMode != "" {
+		opts.SignatureMode, warning = signature.ResolveMode(e.signatureMode)
+	}
+	opts.TrustedKeys = append(append([]string(nil), opts.TrustedKeys...), e.trustedKeys...)
+	if warning != "" {
+		fmt.Fprintln(e.stderr, "warning:", warning)
+	}
+	return cfg, cfgPath, opts, nil
+}
+
+func (e *pluginEnv) openHost() (*zeroclaw.Host, *zeroclaw.Config, string, zeroclaw.Options, error) {
+	cfg, cfgPath, opts, err := e.hostConfig()
+	if err != nil {
+		return nil, nil, "", opts, err
+	}
+	h, err := zeroclaw.Open(opts)
+	if err != nil {
+		return nil, nil, "", opts, err
+	}
+	return h, cfg, cfgPath, opts, nil
+}
+
+func (e *pluginEnv) writeJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func (e *pluginEnv) reportDiscovery(h *zeroclaw.Host) {
+	for _, r := range h.Rejected() {
+		fmt.Fprintf(e.stderr, "warning: skipped %s: %v\n", r.Dir, r.Err)
+	}
+	for _, w := range h.Warnings() {
+		fmt.Fprintf(e.stderr, "warning: %s: %s\n", w.Plugin, w.Message)
+	}
+}
+
+type pluginRejectionJSON struct {
+	Dir   string `json:"dir"`
+	Error string `json:"error"`
+}
+
+func pluginRejections(h *zeroclaw.Host) []pluginRejectionJSON {
+	out := []pluginRejectionJSON{}
+	for _, r := range h.Rejected() {
+		out = append(out, pluginRejectionJSON{Dir: r.Dir, Error: r.Err.Error()})
+	}
+	return out
+}
+
+func pluginList(e *pluginEnv, _ *flag.FlagSet, args []string) error {
+	if err := pluginWantArgs(args, 0, ""); err != nil {
+		return err
+	}
+	h, _, _, opts, err := e.openHost()
+	if err != nil {
+		return err
+	}
+	if e.json {
+		infos := []zeroclaw.Info{}
+		for _, p := range h.Plugins() {
+			infos = append(infos, p.Describe(opts.TrustedKeys))
+		}
+		return e.writeJSON(map[string]any{"plugins_dir": h.PluginsDir(), "plugins": infos,
+			"rejected": pluginRejections(h), "warnings": h.Warnings()})
+	}
+	e.reportDiscovery(h)
+	plugins := h.Plugins()
+	if len(plugins) == 0 {
+		fmt.Fprintf(e.stdout, "No plugins installed in %s.\n", h.PluginsDir())
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "Installed plugins in %s (signature_mode %s):\n", h.PluginsDir(), opts.SignatureMode)
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  NAME\tVERSION\tCAPABILITIES\tWASM\tSIGNATURE\tDESCRIPTION")
+	for _, p := range plugins {
+		m := p.Manifest
+		wasm := "present"
+		switch {
+		case m.WasmPath == "":
+			wasm = "none (skills)"
+		case !p.Loaded():
+			wasm = "MISSING"
+		}
+		desc := m.Description
+		if desc == "" {
+			desc = "(no description)"
+		}
+		// The verification against the trusted keys, which says something
+		// even when the signature mode does not enforce it.
+		sig := p.Describe(opts.TrustedKeys).Verification.Status
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.Version, pluginJoinCaps(m.Capabilities), wasm, sig, desc)
+	}
+	tw.Flush()
+	for _, p := range plugins {
+		if inert := p.InertPermissions(); len(inert) > 0 {
+			fmt.Fprintf(e.stdout, "note: %s declares permissions that grant nothing in this host: %s\n", p.Name(), pluginJoinPerms(inert))
+		}
+	}
+	return nil
+}
+
+func pluginJoinCaps(cs []manifest.Capability) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = string(c)
+	}
+	return strings.Join(parts, ",")
+}
+
+func pluginJoinPerms(ps []manifest.Permission) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = string(p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func pluginSearch(e *pluginEnv, _ *flag.FlagSet, args []string) error {
+	if err := pluginWantArgs(args, 1, "a QUERY"); err != nil {
+		return err
+	}
+	loc := registry.Location(e.registry, nil)
+	ix, err := zeroclaw.FetchIndex(e.ctx, zeroclaw.RegistryOptions{Location: loc})
+	if err != nil {
+		return err
+	}
+	matches := ix.Search(args[0])
+	if e.json {
+		if matches == nil {
+			matches = []registry.Entry{}
+		}
+		return e.writeJSON(map[string]any{"registry": loc, "query": args[0], "plugins": matches})
+	}
+	if len(matches) == 0 {
+		fmt.Fprintf(e.stdout, "No plugins matching %q in %s.\n", args[0], loc)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "Plugins matching %q in %s:\n", args[0], loc)
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	for _, m := range matches {
+		desc := m.Description
+		if desc == "" {
+			desc = "(no description)"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", m.Name, m.Version, strings.Join(m.Capabilities, ","), desc)
+	}
+	tw.Flush()
+	fmt.Fprintf(e.stdout, "Install one with: kobako plugin install NAME[@VERSION]%s\n", pluginRegistryHint(e.registry))
+	return nil
+}
+
+func pluginRegistryHint(flagValue string) string {
+	if flagValue == "" {
+		return ""
+	}
+	return " --registry " + flagValue
+}
+
+func pluginInstall(e *pluginEnv, _ *flag.FlagSet, args []string) error {
+	if err := pluginWantArgs(args, 1, "a SOURCE"); err != nil {
+		return err
+	}
+	h, _, cfgPath, opts, err := e.openHost()
+	if err != nil {
+		return err
+	}
+	progress := newPluginProgress(e.stderr)
+	ro := zeroclaw.RegistryOptions{Location: registry.Location(e.registry, nil), Progress: progress.update}
+	if !e.json && !zeroclaw.IsLocalSource(args[0]) && !registry.IsURL(args[0]) {
+		fmt.Fprintf(e.stderr, "Resolving %s in %s...\n", args[0], ro.Location)
+	}
+	res, err := h.InstallSource(e.ctx, args[0], ro)
+	progress.finish(err == nil)
+	if err != nil {
+		return err
+	}
+	p := res.Plugin
+	var seeded []string
+	var seedErrs []string
+	if p.Schema != nil {
+		for _, id := range p.ConfigEntryKeys() {
+			added, err := zeroclaw.SeedEntry(cfgPath, id.Key())
+			switch {
+			case err != nil:
+				seedErrs = append(seedErrs, err.Error())
+			case added:
+				seeded = append(seeded, id.Key())
+			}
+		}
+	}
+	if e.json {
+		return e.writeJSON(map[string]any{"installed": p.Describe(opts.TrustedKeys), "registry_entry": res.Entry,
+			"config_file": cfgPath, "seeded_entries": pluginNonNil(seeded), "seed_errors": pluginNonNil(seedErrs)})
+	}
+	fmt.Fprintf(e.stdout, "Installed %s v%s into %s\n", p.Name(), p.Manifest.Version, p.Dir)
+	if p.Signature.Warning != "" {
+		fmt.Fprintf(e.stderr, "warning: %s\n", p.Signature.Warning)
+	}
+	if !p.Loaded() {
+		fmt.Fprintf(e.stderr, "warning: %s has no wasm file at %s\n", p.Name(), p.WasmFile())
+	}
+	if inert := p.InertPermissions(); len(inert) > 0 {
+		fmt.Fprintf(e.stdout, "note: these declared permissions grant nothing in this host: %s\n", pluginJoinPerms(inert))
+	}
+	if p.Schema != nil {
+		for _, id := range p.ConfigEntryKeys() {
+			fmt.Fprintf(e.stdout, "Config entry key (%s): %s\n", id.Capability, id.Key())
+		}
+		for _, k := range seeded {
+			fmt.Fprintf(e.stdout, "Seeded a [[plugins.entries]] row for %s in %s; put the values under its [plugins.entries.config] table (as strings).\n", k, cfgPath)
+		}
+	}
+	for _, msg := range seedErrs {
+		fmt.Fprintf(e.stderr, "warning: %s\n", msg)
+	}
+	return nil
+}
+
+func pluginNonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func pluginRemove(e *pluginEnv, _ *flag.FlagSet, args []string) error {
+	if err := pluginWantArgs(args, 1, "a plugin NAME"); err != nil {
+		return err
+	}
+	h, _, _, _, err := e.openHost()
+	if err != nil {
+		return err
+	}
+	if err := h.Remove(args[0]); err != nil {
+		return err
+	}
+	if e.json {
+		return e.writeJSON(map[string]any{"removed": args[0]})
+	}
+	fmt.Fprintf(e.stdout, "Removed %s\n", args[0])
+	return nil
+}
+
+func pluginInfo(e *pluginEnv, _ *flag.FlagSet, args []string) error {
+	if err := pluginWantArgs(args, 1, "a plugin NAME or PATH"); err != nil {
+		return err
+	}
+	h, _, _, opts, err := e.openHost()
+	if err != nil {
+		return err
+	}
+	p, ok := h.Plugin(args[0])
+	if !ok {
+		if !zeroclaw.IsLocalSource(args[0]) {
+			for _, r := range h.Rejected() {
+				if strings.HasSuffix(r.Dir, string(os.PathSeparator)+args[0]) {
+					return fmt.Errorf("plugin %s was skipped at discovery: %w", args[0], r.Err)
+				}
+			}
+			return fmt.Errorf("%w: %s", zeroclaw.ErrNotFound, args[0])
+		}
+		if p, err = zeroclaw.Inspect(args[0], opts); err != nil {
+			return err
+		}
+	}
+	info := p.Describe(opts.TrustedKeys)
+	if e.json {
+		return e.writeJSON(info)
+	}
+	pluginPrintInfo(e.stdout, info, opts.SignatureMode)
+	return nil
+}
+
+func pluginPrintInfo(w io.Writer, info zeroclaw.Info, mode signature.Mode) {
+	fmt.Fprintf(w, "Plugin:       %s v%s\n", info.Name, info.Version)
+	if info.Description != "" {
+		fmt.Fprintf(w, "Description:  %s\n", info.Description)
+	}
+	if info.Author != "" {
+		fmt.Fprintf(w, "Author:       %s\n", info.Author)
+	}
+	fmt.Fprintf(w, "Directory:    %s\n", info.Dir)
+	switch {
+	case info.WasmPath == "":
+		fmt.Fprintf(w, "WASM:         (skill-only plugin)\n")
+	case info.Loaded:
+		fmt.Fprintf(w, "WASM:         %s\n", info.WasmFile)
+	default:
+		fmt.Fprintf(w, "WASM:         %s (MISSING)\n", info.WasmFile)
+	}
+	fmt.Fprintf(w, "Capabilities: %s\n", pluginJoinCaps(info.Capabilities))
+	perms := "(none)"
+	if len(info.Permissions) > 0 {
+		perms = pluginJoinPerms(info.Permissions)
+	}
+	fmt.Fprintf(w, "Permissions:  %s\n", perms)
+	if len(info.InertPermissions) > 0 {
+		fmt.Fprintf(w, "              inert here (accepted, not wired to any host import): %s\n", pluginJoinPerms(info.InertPermissions))
+	}
+	fmt.Fprintf(w, "Signature:    %s\n", pluginDescribeSignature(info, mode))
+	if len(info.ConfigSchema) > 0 {
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, info.ConfigSchema, "              ", "  ") != nil {
+			pretty.Write(info.ConfigSchema)
+		}
+		fmt.Fprintf(w, "Config schema: %s\n", pretty.String())
+		var props []string
+		for _, p := range info.ConfigProperties {
+			s := p.Name + " (" + string(p.Kind)
+			if p.Secret {
+				s += ", secret"
+			}
+			props = append(props, s+")")
+		}
+		fmt.Fprintf(w, "Config properties: %s\n", strings.Join(props, ", "))
+	} else {
+		fmt.Fprintf(w, "Config schema: (none; the plugin takes no operator config)\n")
+	}
+	for _, k := range info.InstanceKeys {
+		fmt.Fprintf(w, "Config entry key (%s, binding %q): %s\n", k.Capability, k.Binding, k.Key)
+	}
+	if len(info.InstanceKeys) == 0 {
+		for _, c := range info.Capabilities {
+			if c == manifest.CapabilityChannel || c == manifest.CapabilityMemory {
+				fmt.Fprintf(w, "Config entry key: a %s's key depends on the alias it is bound under\n", c)
+				break
+			}
+		}
+	}
+	for _, s := range info.Skills {
+		fmt.Fprintf(w, "Skill:        %s: %s\n", s.ID, s.Description)
+	}
+	if len(info.UnknownKeys) > 0 {
+		fmt.Fprintf(w, "Other keys:   %s (kept and signed, not interpreted)\n", strings.Join(info.UnknownKeys, ", "))
+	}
+}
+
+func pluginDescribeSignature(info zeroclaw.Info, mode signature.Mode) string {
+	v := info.Verification
+	var s string
+	switch v.Status {
+	case signature.StatusValid:
+		s = "valid, publisher key " + v.PublisherKey
+	case signature.StatusUntrusted:
+		s = "signed by untrusted publisher key " + info.SignedBy
+	case signature.StatusInvalid:
+		s = "INVALID (" + v.Reason + "), publisher key " + info.SignedBy
+	default:
+		s = "unsigned"
+		if info.SignedBy != "" {
+			s = "unsigned (publisher_key without signature)"
+		}
+	}
+	s += " [signature_mode " + mode.String() + "]"
+	if info.Signature.Warning != "" {
+		s += " " + info.Signature.Warning
+	}
+	return s
+}
+
+func pluginKeygen(e *pluginEnv, fs *flag.FlagSet, args []string) error {
+	if err := pluginWantArgs(args, 0, ""); err != nil {
+		return err
+	}
+	out := fs.Lookup("out").Value.String()
+	force := fs.Lookup("force").Value.String() == "true"
+	if out == "" {
+		priv, err := signature.GenerateKey()
+		if err != nil {
+			return err
+		}
+		pemBytes, err := signature.MarshalPrivateKey(priv)
+		if err != nil {
+			return err
+		}
+		pub := signature.PublicKeyHex(priv.Public().(ed25519.PublicKey))
+		if e.json {
+			return e.writeJSON(map[string]string{"public_key": pub, "private_key_pem": string(pemBytes)})
+		}
+		e.stdout.Write(pemBytes)
+		fmt.Fprintf(e.stderr, "Public key: %s\n", pub)
+		return nil
+	}
+	pub, err := zeroclaw.GenerateKeyFile(out, force)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		return e.writeJSON(map[string]string{"public_key": pub, "private_key_file": out})
+	}
+	fmt.Fprintf(e.stdout, "Wrote the private key to %s (keep it secret).\n", out)
+	fmt.Fprintf(e.stdout, "Public key: %s\n", pub)
+	fmt.Fprintf(e.stdout, "Sign with:  kobako plugin sign DIR --key %s\n", out)
+	fmt.Fprintf(e.stdout, "Operators trust it with [plugins.security] trusted_publisher_keys = [\"%s\"] or --trusted-key %s\n", pub, pub)
+	return nil
+}
+
+func pluginSign(e *pluginEnv, fs *flag.FlagSet, args []string) error {
+	if err := pluginWantArgs(args, 1, "a plugin DIR or MANIFEST"); err != nil {
+		return err
+	}
+	keyPath := fs.Lookup("key").Value.String()
+	if keyPath == "" {
+		return pluginUsageErrorf("--key FILE is required")
+	}
+	priv, err := zeroclaw.ReadKeyFile(keyPath)
+	if err != nil {
+		return err
+	}
+	res, err := zeroclaw.SignPlugin(args[0], priv)
+	if err != nil {
+		return err
+	}
+	if e.json {
+		shape := ""
+		if res.ShapeError != nil {
+			shape = res.ShapeError.Error()
+		}
+		return e.writeJSON(map[string]string{"name": res.Manifest.Name, "version": res.Manifest.Version,
+			"manifest": res.Path, "publisher_key": res.PublisherKey, "shape_error": shape})
+	}
+	fmt.Fprintf(e.stdout, "Signed %s v%s (%s) with publisher key %s\n", res.Manifest.Name, res.Manifest.Version, res.Path, res.PublisherKey)
+	if res.ShapeError != nil {
+		fmt.Fprintf(e.stderr, "warning: the manifest still fails its checks, so installs will refuse it: %v\n", res.ShapeError)
+	}
+	return nil
+}
+
+// pluginProgress reports a download on stderr: a redrawn bar on a
+// terminal, two plain lines otherwise.
+type pluginProgress struct {
+	w       io.Writer
+	tty     bool
+	started bool
+	done    int64
+	total   int64
+	last    time.Time
+}
+
+func newPluginProgress(w io.Writer) *pluginProgress {
+	return &pluginProgress{w: w, tty: pluginIsTerminal(w)}
+}
+
+func pluginIsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func (p *pluginProgress) update(done, total int64) {
+	p.done, p.total = done, total
+	if !p.started {
+		p.started = true
+		if !p.tty {
+			if total >= 0 {
+				fmt.Fprintf(p.w, "Downloading plugin archive (%s)...\n", pluginHumanBytes(total))
+			} else {
+				fmt.Fprintf(p.w, "Downloading plugin archive...\n")
+			}
+			return
+		}
+	}
+	if p.tty && (time.Since(p.last) > 100*time.Millisecond || done == total) {
+		p.last = time.Now()
+		p.draw()
+	}
+}
+
+func (p *pluginProgress) draw() {
+	const width = 30
+	if p.total > 0 {
+		filled := int(p.done * width / p.total)
+		fmt.Fprintf(p.w, "\r[%s%s] %3d%% %s / %s", strings.Repeat("#", filled), strings.Repeat(".", width-filled),
+			p.done*100/p.total, pluginHumanBytes(p.done), pluginHumanBytes(p.total))
+	} else {
+		fmt.Fprintf(p.w, "\r%s downloaded", pluginHumanBytes(p.done))
+	}
+}
+
+func (p *pluginProgress) finish(ok bool) {
+	if !p.started {
+		return
+	}
+	if p.tty {
+		p.draw()
+		fmt.Fprintln(p.w)
+		return
+	}
+	if ok {
+		fmt.Fprintf(p.w, "Downloaded %s.\n", pluginHumanBytes(p.done))
+	}
+}
+
+func pluginHumanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

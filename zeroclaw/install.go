@@ -1,0 +1,120 @@
+package zeroclaw
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kobako/kobako/zeroclaw/manifest"
+	"github.com/kobako/kobako/zeroclaw/registry"
+)
+
+// RegistryOptions say where and how registry installs fetch.
+type RegistryOptions struct {
+	// Location is the index: an http(s) URL, file:// URL or path. Empty
+	// means registry.Location("", nil).
+	Location string
+	// Fetcher performs the requests; nil uses the default client.
+	Fetcher *registry.Fetcher
+	// Progress, when set, is told how much of the archive has arrived.
+	Progress registry.Progress
+	// TempDir holds the download and extraction; empty means os.TempDir().
+	TempDir string
+}
+
+func (o RegistryOptions) location() string {
+	if o.Location != "" {
+		return o.Location
+	}
+	return registry.Location("", nil)
+}
+
+// FetchIndex reads the registry index the options name.
+func FetchIndex(ctx context.Context, o RegistryOptions) (*registry.Index, error) {
+	return o.Fetcher.FetchIndex(ctx, o.location())
+}
+
+// InstallResult describes a completed install.
+type InstallResult struct {
+	Plugin *Plugin
+	// Entry is the registry entry for registry installs.
+	Entry *registry.Entry
+}
+
+// InstallSource installs a local plugin (see IsLocalSource) or a registry
+// entry ("name" or "name@version"). A URL is refused, as in the reference:
+// registries are chosen with RegistryOptions.Location.
+func (h *Host) InstallSource(ctx context.Context, source string, o RegistryOptions) (*InstallResult, error) {
+	if registry.IsURL(source) {
+		return nil, fmt.Errorf("%w: installing from a URL is not supported; use --registry <url> with a plugin name, or install a local plugin path", ErrUnsupportedSource)
+	}
+	if IsLocalSource(source) {
+		p, err := h.Install(source)
+		if err != nil {
+			return nil, err
+		}
+		return &InstallResult{Plugin: p}, nil
+	}
+	return h.InstallFromRegistry(ctx, source, o)
+}
+
+// InstallFromRegistry resolves spec ("name" takes the last matching entry,
+// "name@version" that version) in the index, downloads the archive (capped
+// at registry.MaxArchiveBytes while streaming, sha256 verified when
+// pinned), extracts it safely (capped at registry.MaxExtractedBytes), finds
+// its single manifest.toml, requires the manifest's name and version to be
+// the entry's, and installs the directory like a local plugin. The download
+// and extraction live in a temporary directory that is always removed.
+func (h *Host) InstallFromRegistry(ctx context.Context, spec string, o RegistryOptions) (*InstallResult, error) {
+	ix, err := FetchIndex(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	s, err := registry.ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	entry, err := ix.Resolve(s)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(o.TempDir, "kobako-plugin-")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInstall, err)
+	}
+	defer os.RemoveAll(tmp)
+	archivePath := filepath.Join(tmp, "archive.zip")
+	archive, err := os.OpenFile(archivePath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInstall, err)
+	}
+	defer archive.Close()
+	size, err := o.Fetcher.Download(ctx, entry, ix.Base, archive, o.Progress)
+	if err != nil {
+		return nil, err
+	}
+	extractDir := filepath.Join(tmp, "plugin")
+	if err := os.Mkdir(extractDir, 0o755); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInstall, err)
+	}
+	if err := registry.ExtractZip(archive, size, extractDir, registry.MaxExtractedBytes); err != nil {
+		return nil, err
+	}
+	dir, err := registry.FindManifestDir(extractDir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.ReadFile(filepath.Join(dir, manifest.FileName))
+	if err != nil {
+		return nil, err
+	}
+	if err := registry.CheckIdentity(entry, m.Name, m.Version); err != nil {
+		return nil, err
+	}
+	p, err := h.Install(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &InstallResult{Plugin: p, Entry: &entry}, nil
+}
