@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -585,5 +586,54 @@ func TestModuleClose(t *testing.T) {
 	}
 	if m2 == m1 {
 		t.Fatal("closed module still cached")
+	}
+}
+
+func TestLink_Errors(t *testing.T) {
+	e := newEngine(t, engine.Config{})
+	ctx := context.Background()
+	m, err := e.Compile(ctx, fixture(t, "hostcall"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noop := func(context.Context, *engine.Caller, []uint64) {}
+	tests := map[string]struct {
+		imports engine.Imports
+		want    string
+	}{
+		"missing module": {nil, `nothing provides import module "host"`},
+		"missing function": {engine.Imports{"host": &engine.HostModule{Name: "host", Funcs: []engine.HostFunc{
+			{Name: "block", Fn: noop}, {Name: "fail", Fn: noop}}}}, `"host" provides no func`},
+		"wrong signature": {engine.Imports{"host": &engine.HostModule{Name: "host", Funcs: []engine.HostFunc{
+			{Name: "block", Fn: noop}, {Name: "fail", Fn: noop}, {Name: "exit", Params: []engine.ValueType{engine.I64}, Fn: noop}}}},
+			"expected func (i32) -> (), found func (i64) -> ()"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			s, _ := e.NewStore(ctx, engine.DefaultLimits())
+			defer s.Close(ctx)
+			_, err := s.Instantiate(ctx, m, tt.imports)
+			if !errors.Is(err, engine.ErrLink) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want ErrLink with %q", err, tt.want)
+			}
+			var trap *engine.Trap
+			if errors.As(err, &trap) {
+				t.Fatalf("link error reported as a trap: %v", err)
+			}
+		})
+	}
+}
+
+func TestStoreOnClose(t *testing.T) {
+	e := newEngine(t, engine.Config{})
+	ctx := context.Background()
+	s, _ := e.NewStore(ctx, engine.DefaultLimits())
+	var order []int
+	s.OnClose(func() { order = append(order, 1) })
+	s.OnClose(func() { order = append(order, 2) })
+	s.Close(ctx)
+	s.Close(ctx)
+	if len(order) != 2 || order[0] != 2 || order[1] != 1 {
+		t.Fatalf("OnClose ran %v, want [2 1] once", order)
 	}
 }

@@ -2,13 +2,17 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/sys"
 )
 
 // Store holds the core instances that make up one plugin instance, the limits they share and their
@@ -32,6 +36,7 @@ type Store struct {
 	memories  []*linearMemory
 	peakBytes uint64
 	profStack []int64
+	onClose   []func()
 
 	closeOnce sync.Once
 }
@@ -95,6 +100,9 @@ func (s *Store) Close(ctx context.Context) error {
 			_ = in.mod.Close(ctx)
 		}
 		_ = s.fuelInst.Close(ctx)
+		for i := len(s.onClose) - 1; i >= 0; i-- {
+			s.onClose[i]()
+		}
 		if s.dead == nil {
 			s.dead = fmt.Errorf("engine: store: %w", ErrClosed)
 		}
@@ -132,16 +140,15 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 		// The limit is written into the module's tables at compile time; this one allows more.
 		return nil, fmt.Errorf("engine: instantiate: %w: module compiled for tables of up to %d elements, over the store's limit of %d; compile it with CompileWithTableLimit", ErrLink, m.tableMax, s.limits.TableElements)
 	}
+	if err := checkLink(m, imports); err != nil {
+		return nil, err
+	}
 	resolved := map[string]api.Module{fuelModuleName: s.fuelInst}
 	for _, im := range m.imports {
 		if _, done := resolved[im.Module]; done {
 			continue
 		}
-		p, ok := imports[im.Module]
-		if !ok {
-			return nil, fmt.Errorf("engine: instantiate: %w: nothing provides import module %q (needed for %s %q)", ErrLink, im.Module, im.Kind, im.Name)
-		}
-		switch p := p.(type) {
+		switch p := imports[im.Module].(type) { // checkLink made sure it exists
 		case *HostModule:
 			hm, err := s.engine.hostInstance(ctx, p)
 			if err != nil {
@@ -166,11 +173,14 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 	mod, err := s.engine.runtime.InstantiateModule(ictx, m.compiled, anonymousConfig)
 	s.depth--
 	if err != nil {
-		if t := s.classify(err, m); t != nil {
-			s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
-			return nil, t
+		if !ranCode(err) {
+			return nil, fmt.Errorf("engine: instantiate: %w: %w", ErrLink, err)
 		}
-		return nil, fmt.Errorf("engine: instantiate: %w: %w", ErrLink, err)
+		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
+		if ee, ok := asExit(err, s); ok {
+			return nil, ee
+		}
+		return nil, s.classify(err, m)
 	}
 	in := &Instance{store: s, module: m, mod: mod}
 	s.instances = append(s.instances, in)
@@ -182,6 +192,67 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 	}
 	return in, nil
 }
+
+// ranCode reports whether an instantiation error came from running guest or host code (the start
+// function, a host function it called, an exit) rather than from linking.
+func ranCode(err error) bool {
+	var hp *hostPanic
+	var se *sys.ExitError
+	return errors.As(err, &hp) || errors.As(err, &se) || strings.Contains(err.Error(), "wasm stack trace:")
+}
+
+// checkLink matches every import against what provides it, so that a missing function or a wrong
+// signature is a link error naming both, before wazero sees the module.
+func checkLink(m *Module, imports Imports) error {
+	for _, im := range m.imports {
+		p, ok := imports[im.Module]
+		if !ok {
+			return fmt.Errorf("engine: instantiate: %w: nothing provides import module %q (needed for %s %q)", ErrLink, im.Module, im.Kind, im.Name)
+		}
+		var found *ExportDesc
+		switch p := p.(type) {
+		case *HostModule:
+			for i := range p.Funcs {
+				if f := &p.Funcs[i]; f.Name == im.Name {
+					found = &ExportDesc{Name: f.Name, Kind: ExternFunc, Params: f.Params, Results: f.Results}
+					break
+				}
+			}
+		case *Instance:
+			for i, ex := range p.module.exports {
+				if ex.Name == im.Name {
+					found = &p.module.exports[i]
+					break
+				}
+			}
+		}
+		if found == nil {
+			return fmt.Errorf("engine: instantiate: %w: import %q %q: %q provides no %s of that name", ErrLink, im.Module, im.Name, im.Module, im.Kind)
+		}
+		if found.Kind != im.Kind {
+			return fmt.Errorf("engine: instantiate: %w: import %q %q: expected a %s, found a %s", ErrLink, im.Module, im.Name, im.Kind, found.Kind)
+		}
+		if im.Kind == ExternFunc && (!slices.Equal(found.Params, im.Params) || !slices.Equal(found.Results, im.Results)) {
+			return fmt.Errorf("engine: instantiate: %w: import %q %q: expected %s, found %s", ErrLink, im.Module, im.Name, signature(im.Params, im.Results), signature(found.Params, found.Results))
+		}
+	}
+	return nil
+}
+
+func signature(params, results []ValueType) string {
+	list := func(ts []ValueType) string {
+		parts := make([]string, len(ts))
+		for i, t := range ts {
+			parts[i] = t.String()
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	}
+	return "func " + list(params) + " -> " + list(results)
+}
+
+// OnClose registers f to run when the store is closed, so per-store host state (open files, say)
+// is released with the store.
+func (s *Store) OnClose(f func()) { s.onClose = append(s.onClose, f) }
 
 // callContext applies the store's deadline unless ctx already has an earlier one, and marks ctx as
 // belonging to this store so host functions can find it.

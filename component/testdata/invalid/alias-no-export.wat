@@ -1,0 +1,2 @@
+;; expect: has no export named
+(component (import "i" (instance $i (export "a" (func)))) (alias export $i "b" (func)))

@@ -1,0 +1,2 @@
+;; expect: not a valid extern name
+(component (import "Foo-bar" (func)) (import "foo--bar" (func)))

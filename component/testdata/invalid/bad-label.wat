@@ -1,0 +1,2 @@
+;; expect: is not a kebab-case label
+(component (type (enum "not_kebab")))

@@ -1,0 +1,2 @@
+;; expect: contains a borrow handle
+(component (import "r" (type $r (sub resource))) (type (func (result (borrow $r)))))

@@ -1,0 +1,2 @@
+;; expect: component index 0 out of range
+(component (instance (instantiate 0)))

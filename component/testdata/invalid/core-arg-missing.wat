@@ -1,0 +1,2 @@
+;; expect: missing argument
+(component (core module $m (import "env" "f" (func))) (core instance (instantiate $m)))

@@ -1,0 +1,2 @@
+;; expect: conflicts with
+(component (import "foo" (func)) (import "FOO" (func)))

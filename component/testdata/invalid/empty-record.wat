@@ -1,0 +1,2 @@
+;; expect: record type has no fields
+(component (type (record)))

@@ -1,0 +1,2 @@
+;; expect: func index 0 out of range
+(component (core func (canon lower (func 0))))

@@ -1,0 +1,2 @@
+;; expect: missing argument for import `x`
+(component (component $c (import "x" (func))) (instance (instantiate $c)))

@@ -1,0 +1,2 @@
+;; expect: core module index 0 out of range
+(component (core instance (instantiate 0)))

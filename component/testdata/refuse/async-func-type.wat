@@ -1,0 +1,2 @@
+;; Out of scope: async function types
+(component (type (func async (param "x" u32))))

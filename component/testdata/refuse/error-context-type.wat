@@ -1,0 +1,2 @@
+;; Out of scope: the error-context type
+(component (type error-context))

@@ -1,0 +1,2 @@
+;; Out of scope: the future type (async)
+(component (type (future string)))

@@ -1,0 +1,2 @@
+;; Out of scope: the map type
+(component (type (map string u32)))

@@ -1,0 +1,2 @@
+;; Out of scope: 64-bit resource representations
+(component (type (resource (rep i64))))

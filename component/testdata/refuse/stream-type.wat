@@ -1,0 +1,2 @@
+;; Out of scope: the stream type (async)
+(component (type (stream u8)))

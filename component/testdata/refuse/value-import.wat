@@ -1,0 +1,2 @@
+;; Out of scope: value imports (values)
+(component (import "v" (value u32)))

@@ -1,0 +1,297 @@
+package preview1
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/wasi"
+)
+
+// Defaults for a zero Config field.
+const (
+	// DefaultWriteBudget is the number of bytes a guest may write to files per store (per call
+	// of a command) when Config.WriteBudget is 0.
+	DefaultWriteBudget = 1 << 30
+	// DefaultMaxOpenFiles bounds the files and directories a guest may hold open at once, beyond
+	// stdio and the preopens, when Config.MaxOpenFiles is 0. Each one holds a host descriptor.
+	DefaultMaxOpenFiles = 256
+)
+
+// Config is what a guest is given: its arguments and environment, stdio, preopened directories,
+// time, randomness and limits.
+type Config struct {
+	// Args is argv, program name first. Each must be free of NUL bytes.
+	Args []string
+	// Env holds "KEY=VALUE" entries, free of NUL bytes.
+	Env []string
+	// Stdin is read on the guest's behalf (see wasi.Input: reads honour the call's deadline even
+	// when a Read never returns). Nil reads as empty.
+	Stdin io.Reader
+	// Stdout and Stderr receive the guest's output; nil discards it. Writes to them are not
+	// interruptible, so they should not block for long (a bytes.Buffer, a capped buffer, a file).
+	Stdout, Stderr io.Writer
+	// Preopens are the directories the guest starts with, as file descriptors 3, 4, … in this
+	// order.
+	Preopens []Preopen
+	// WriteBudget caps the bytes written to files (not stdout or stderr) over the store's life;
+	// 0 means DefaultWriteBudget. Use math.MaxInt64 for no practical limit.
+	WriteBudget int64
+	// MaxWriteSize caps a single write call to a file; 0 means wasi.DefaultMaxWriteSize (1 GiB,
+	// as ABI 1 requires).
+	MaxWriteSize int64
+	// Budget, when set, is used instead of WriteBudget and MaxWriteSize, so that other host
+	// functions (such as a download saved to a volume) can draw on the same budget.
+	Budget *wasi.Budget
+	// Clock is the time the guest sees; nil means wasi.SystemClock().
+	Clock wasi.Clock
+	// Random is the source of random_get; nil means crypto/rand.Reader.
+	Random io.Reader
+	// MaxOpenFiles bounds the descriptors the guest may open; 0 means DefaultMaxOpenFiles.
+	MaxOpenFiles int
+}
+
+// Preopen is a directory given to the guest at start. Exactly one of HostDir, FS and Dir is set.
+type Preopen struct {
+	// GuestPath is the name the guest sees (fd_prestat_dir_name), such as "/volume/tmp".
+	GuestPath string
+	// HostDir is a host directory, confined with os.Root: neither ".." nor symbolic links lead
+	// out of it.
+	HostDir string
+	// FS is a file system served read-only.
+	FS fs.FS
+	// Dir is an already opened directory; the Host takes it over and closes it.
+	Dir wasi.Dir
+	// ReadOnly refuses every change with EPERM. FS preopens are always read-only.
+	ReadOnly bool
+}
+
+// Host is the WASI preview 1 state of one store: its descriptor table, stdio, clocks and budget.
+// It is created by Bind and used by the host functions of Module while the store runs; it is not
+// safe for use by other goroutines during a call.
+type Host struct {
+	args, env         []string
+	argsSize, envSize uint32
+	clock             wasi.Clock
+	random            io.Reader
+	stdin             *wasi.Input
+	budget            *wasi.Budget
+	fds               fdTable
+	preopens          []preopenInfo
+	closed            bool
+
+	iov  [][]byte // scratch for iovec views
+	subs []subscription
+}
+
+type preopenInfo struct {
+	name string
+	dir  wasi.Dir
+}
+
+type hostKey struct{}
+
+// Bind attaches WASI preview 1 state built from cfg to s, for the functions of Module to use. It
+// opens the preopened directories; call Close on the result when the store is done with.
+func Bind(s *engine.Store, cfg Config) (*Host, error) {
+	if s.Data(hostKey{}) != nil {
+		return nil, fmt.Errorf("preview1: bind: %w", ErrAlreadyBound)
+	}
+	h, err := newHost(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.SetData(hostKey{}, h)
+	return h, nil
+}
+
+// FromStore returns the Host bound to s, if any.
+func FromStore(s *engine.Store) (*Host, bool) {
+	h, ok := s.Data(hostKey{}).(*Host)
+	return h, ok
+}
+
+func newHost(cfg Config) (*Host, error) {
+	argsSize, err := stringsSize("argument", cfg.Args, false)
+	if err != nil {
+		return nil, err
+	}
+	envSize, err := stringsSize("environment entry", cfg.Env, true)
+	if err != nil {
+		return nil, err
+	}
+	maxFiles := cfg.MaxOpenFiles
+	if maxFiles < 0 {
+		return nil, fmt.Errorf("preview1: %w: MaxOpenFiles %d is negative", ErrConfig, maxFiles)
+	}
+	if maxFiles == 0 {
+		maxFiles = DefaultMaxOpenFiles
+	}
+	budget := cfg.Budget
+	if budget == nil {
+		limit := cfg.WriteBudget
+		if limit == 0 {
+			limit = DefaultWriteBudget
+		}
+		if budget, err = wasi.NewBudget(limit, cfg.MaxWriteSize); err != nil {
+			return nil, fmt.Errorf("preview1: %w: %w", ErrConfig, err)
+		}
+	}
+	h := &Host{
+		args: cfg.Args, env: cfg.Env, argsSize: argsSize, envSize: envSize,
+		clock: cfg.Clock, random: cfg.Random, budget: budget,
+		stdin: wasi.NewInput(cfg.Stdin),
+	}
+	if h.clock == nil {
+		h.clock = wasi.SystemClock()
+	}
+	if h.random == nil {
+		h.random = rand.Reader
+	}
+	stdout, stderr := cfg.Stdout, cfg.Stderr
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	h.fds.limit = 3 + len(cfg.Preopens) + maxFiles
+	h.fds.add(&fdEntry{kind: kindStdin, rights: stdinRights})
+	h.fds.add(&fdEntry{kind: kindWriter, w: stdout, rights: stdoutRights})
+	h.fds.add(&fdEntry{kind: kindWriter, w: stderr, rights: stdoutRights})
+	for i, p := range cfg.Preopens {
+		d, err := openPreopen(p, budget)
+		if err != nil {
+			h.Close()
+			return nil, fmt.Errorf("preview1: preopen %d (%q): %w", i, p.GuestPath, err)
+		}
+		h.preopens = append(h.preopens, preopenInfo{name: p.GuestPath, dir: d})
+		h.fds.add(&fdEntry{kind: kindDir, dir: d, preopen: p.GuestPath, isPreopen: true,
+			rights: dirRights, inheriting: fileRights | dirRights})
+	}
+	return h, nil
+}
+
+func openPreopen(p Preopen, budget *wasi.Budget) (wasi.Dir, error) {
+	if p.GuestPath == "" || len(p.GuestPath) > wasi.MaxPathLen || strings.IndexByte(p.GuestPath, 0) >= 0 ||
+		!utf8.ValidString(p.GuestPath) {
+		return nil, fmt.Errorf("%w: guest path must be 1 to %d bytes of UTF-8 without NUL", ErrConfig, wasi.MaxPathLen)
+	}
+	n := 0
+	if p.HostDir != "" {
+		n++
+	}
+	if p.FS != nil {
+		n++
+	}
+	if p.Dir != nil {
+		n++
+	}
+	if n != 1 {
+		return nil, fmt.Errorf("%w: exactly one of HostDir, FS and Dir must be set (%d are)", ErrConfig, n)
+	}
+	switch {
+	case p.HostDir != "":
+		return wasi.OpenHostDir(p.HostDir, wasi.HostDirOptions{ReadOnly: p.ReadOnly, Budget: budget})
+	case p.FS != nil:
+		return wasi.NewFSDir(p.FS), nil
+	}
+	if p.ReadOnly && !p.Dir.ReadOnly() {
+		return nil, fmt.Errorf("%w: Dir is writable but the preopen asks for ReadOnly", ErrConfig)
+	}
+	return p.Dir, nil
+}
+
+// stringsSize checks argv or environ entries and returns the bytes they take in guest memory,
+// NUL terminators included, which must fit in the u32 that args_sizes_get reports.
+func stringsSize(what string, list []string, needEq bool) (uint32, error) {
+	var total uint64
+	for i, s := range list {
+		if strings.IndexByte(s, 0) >= 0 {
+			return 0, fmt.Errorf("preview1: %w: %s %d contains a NUL byte", ErrConfig, what, i)
+		}
+		if needEq && !strings.Contains(s, "=") {
+			return 0, fmt.Errorf("preview1: %w: %s %d (%q) is not KEY=VALUE", ErrConfig, what, i, s)
+		}
+		total += uint64(len(s)) + 1
+	}
+	if total > math.MaxUint32 || uint64(len(list)) > math.MaxUint32/4 {
+		return 0, fmt.Errorf("preview1: %w: %ss take %d bytes, more than a 32-bit guest can hold", ErrConfig, what, total)
+	}
+	return uint32(total), nil
+}
+
+// Budget returns the write budget the guest's file writes draw on.
+func (h *Host) Budget() *wasi.Budget { return h.budget }
+
+// Close closes every descriptor the guest holds, the preopens included, and stops reading stdin.
+// A reader stuck in Read keeps its goroutine until the Read returns (see wasi.Input).
+func (h *Host) Close() error {
+	if h.closed {
+		return nil
+	}
+	h.closed = true
+	var errs []error
+	for fd := range h.fds.entries {
+		if e := h.fds.entries[fd]; e != nil {
+			errs = append(errs, e.close())
+			h.fds.entries[fd] = nil
+		}
+	}
+	h.stdin.Close()
+	return errors.Join(errs...)
+}
+
+// Open opens a guest path (such as "/volume/tmp/out.bin") the way a guest would: the path is
+// cleaned lexically, then opened in the preopen whose (cleaned) name is its longest prefix, with
+// that preopen's sandbox, read-only setting and write budget. It is for host functions that move
+// files on the guest's behalf. The caller closes the result.
+func (h *Host) Open(guestPath string, flags wasi.OpenFlags) (wasi.Node, error) {
+	if h.closed {
+		return nil, fmt.Errorf("preview1: open %q: %w", guestPath, wasi.EBADF)
+	}
+	clean := path.Clean(guestPath)
+	var best *preopenInfo
+	var rel string
+	for i := range h.preopens {
+		p := &h.preopens[i]
+		if r, ok := underPrefix(clean, path.Clean(p.name)); ok && (best == nil || len(p.name) > len(best.name)) {
+			best, rel = p, r
+		}
+	}
+	if best == nil {
+		return nil, fmt.Errorf("preview1: open %q: %w", guestPath, ErrNotFound)
+	}
+	n, err := best.dir.OpenAt(rel, flags)
+	if err != nil {
+		return nil, fmt.Errorf("preview1: open %q: %w", guestPath, err)
+	}
+	return n, nil
+}
+
+// underPrefix reports whether the clean path lies in the directory named by the clean prefix
+// (component-wise) and returns the rest, "." for the directory itself.
+func underPrefix(p, prefix string) (string, bool) {
+	switch {
+	case p == prefix:
+		return ".", true
+	case prefix == "/":
+		if strings.HasPrefix(p, "/") {
+			return p[1:], true
+		}
+	case prefix == ".":
+		if !strings.HasPrefix(p, "/") && p != ".." && !strings.HasPrefix(p, "../") {
+			return p, true
+		}
+	case strings.HasPrefix(p, prefix+"/"):
+		return p[len(prefix)+1:], true
+	}
+	return "", false
+}
