@@ -99,7 +99,7 @@ type preopenInfo struct {
 type hostKey struct{}
 
 // Bind attaches WASI preview 1 state built from cfg to s, for the functions of Module to use. It
-// opens the preopened directories; call Close on the result when the store is done with.
+// opens the preopened directories, which are closed with the store (or earlier by Host.Close).
 func Bind(s *engine.Store, cfg Config) (*Host, error) {
 	if s.Data(hostKey{}) != nil {
 		return nil, fmt.Errorf("preview1: bind: %w", ErrAlreadyBound)
@@ -109,6 +109,7 @@ func Bind(s *engine.Store, cfg Config) (*Host, error) {
 		return nil, err
 	}
 	s.SetData(hostKey{}, h)
+	s.OnClose(func() { _ = h.Close() })
 	return h, nil
 }
 
