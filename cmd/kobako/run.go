@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/wasi"
+	"github.com/kobako/kobako/wasi/preview1"
+)
+
+// exampleWasm is the program `kobako run` runs without FILE: example/hello, a Go GOOS=wasip1 command
+// (rebuild with example/build.sh).
+//
+//go:embed example/hello.wasm
+var exampleWasm []byte
+
+// Exit statuses of kobako itself; a guest's own status passes through unchanged.
+const (
+	exitUsage = 2
+	exitError = 1
+	// exitTrap is what wasmtime uses for a trap (128 + SIGABRT), so scripts can treat both alike.
+	exitTrap = 134
+)
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+type sizeFlag uint64
+
+func (s *sizeFlag) String() string { return strconv.FormatUint(uint64(*s), 10) }
+func (s *sizeFlag) Set(v string) error {
+	n, err := parseSize(v)
+	if err != nil {
+		return err
+	}
+	*s = sizeFlag(n)
+	return nil
+}
+
+// runStats is what --stats prints on stderr at exit.
+type runStats struct {
+	FuelConsumed    uint64  `json:"fuel_consumed"`
+	WallTimeSeconds float64 `json:"wall_time_seconds"`
+	PeakMemoryBytes uint64  `json:"peak_memory_bytes"`
+	ExitCode        int     `json:"exit_code"`
+}
+
+func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("kobako run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "Usage: kobako run [flags] [FILE.wasm [ARGS...]]\n\nRuns a WASI preview 1 command. Without FILE it runs an embedded example.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	limits := engine.DefaultLimits()
+	fuel := fs.Uint64("fuel", limits.Fuel, "fuel for the run, in wasm instructions")
+	timeout := fs.Duration("timeout", limits.Deadline, "wall-clock deadline for the run")
+	maxMem := sizeFlag(limits.MemoryBytes)
+	fs.Var(&maxMem, "max-memory", "largest size of each linear memory (e.g. 256MiB, 1GiB)")
+	var dirs, envs listFlag
+	fs.Var(&dirs, "dir", "preopen host directory HOST, as GUEST if given as HOST::GUEST (repeatable)")
+	fs.Var(&envs, "env", "set environment variable K=V for the guest (repeatable)")
+	inheritEnv := fs.Bool("inherit-env", false, "pass kobako's whole environment to the guest (before --env)")
+	deterministic := fs.Bool("deterministic", false, "give the guest a fake clock (1 ms per reading) and seeded randomness, so its output and fuel are reproducible")
+	stats := fs.Bool("stats", false, "print one JSON object with fuel consumed, wall time and peak memory on stderr at exit")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return exitUsage
+	}
+	limits.Fuel, limits.Deadline, limits.MemoryBytes = *fuel, *timeout, uint64(maxMem)
+	if err := limits.Validate(); err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitUsage
+	}
+
+	name, wasmBytes := "example", exampleWasm
+	guestArgs := []string{"hello"}
+	if rest := fs.Args(); len(rest) > 0 {
+		b, err := os.ReadFile(rest[0])
+		if err != nil {
+			fmt.Fprintf(stderr, "error: %v\n", err)
+			return exitError
+		}
+		name, wasmBytes, guestArgs = rest[0], b, rest
+	}
+	cfg := preview1.Config{Args: guestArgs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	if *deterministic {
+		cfg.Clock = wasi.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Millisecond)
+		cfg.Random = rand.NewChaCha8([32]byte{'k', 'o', 'b', 'a', 'k', 'o'})
+	}
+	if *inheritEnv {
+		cfg.Env = append(cfg.Env, os.Environ()...)
+	}
+	for _, kv := range envs {
+		if !strings.Contains(kv, "=") {
+			fmt.Fprintf(stderr, "error: --env %q: want K=V\n", kv)
+			return exitUsage
+		}
+		cfg.Env = append(cfg.Env, kv)
+	}
+	for _, d := range dirs {
+		host, guest, ok := strings.Cut(d, "::")
+		if !ok {
+			guest = host
+		}
+		cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: guest, HostDir: host})
+	}
+
+	start := time.Now()
+	st, err := runWASI(ctx, wasmBytes, cfg, limits)
+	code := 0
+	var exit *engine.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = int(exit.Code)
+	case err != nil:
+		var trap *engine.Trap
+		if errors.As(err, &trap) {
+			code = exitTrap
+			fmt.Fprintf(stderr, "error: %s: %s\n", name, describeTrap(trap))
+		} else {
+			code = exitError
+			fmt.Fprintf(stderr, "error: %s: %v\n", name, err)
+		}
+	}
+	if *stats {
+		st.WallTimeSeconds = time.Since(start).Seconds()
+		st.ExitCode = code
+		b, _ := json.Marshal(st)
+		fmt.Fprintf(stderr, "%s\n", b)
+	}
+	return code
+}
+
+// describeTrap names the cause first ("fuel exhausted", "deadline exceeded", ...), as scripts grep
+// for it, then where it happened.
+func describeTrap(t *engine.Trap) string {
+	msg := t.Kind.String()
+	if t.Function != "" {
+		msg += " in function " + t.Function
+	}
+	if t.Kind == engine.TrapHost && t.Cause != nil {
+		msg += ": " + t.Cause.Error()
+	}
+	return msg
+}
+
+func runWASI(ctx context.Context, wasmBytes []byte, cfg preview1.Config, limits engine.Limits) (runStats, error) {
+	var st runStats
+	e, err := engine.New(ctx, engine.Config{})
+	if err != nil {
+		return st, err
+	}
+	defer e.Close(ctx)
+	m, err := e.CompileWithTableLimit(ctx, wasmBytes, limits.TableElements)
+	if err != nil {
+		return st, err
+	}
+	s, err := e.NewStore(ctx, limits)
+	if err != nil {
+		return st, err
+	}
+	defer s.Close(ctx)
+	if _, err := preview1.Bind(s, cfg); err != nil { // closed with the store
+		return st, err
+	}
+	inst, err := s.Instantiate(ctx, m, engine.Imports{preview1.ModuleName: preview1.Module})
+	if err != nil {
+		return st, err
+	}
+	_, err = inst.Call(ctx, "_start")
+	st.FuelConsumed = s.FuelConsumed()
+	st.PeakMemoryBytes = s.PeakMemory()
+	var exit *engine.ExitError
+	if errors.As(err, &exit) && exit.Code == 0 {
+		err = nil
+	}
+	return st, err
+}
+
+// parseSize reads a byte count with an optional unit: 65536, 64KiB, 256MiB, 1GiB, 1.5GB.
+func parseSize(v string) (uint64, error) {
+	s := strings.TrimSpace(v)
+	i := len(s)
+	for i > 0 && (s[i-1] < '0' || s[i-1] > '9') {
+		i--
+	}
+	num, unit := s[:i], strings.ToLower(strings.TrimSpace(s[i:]))
+	mult := map[string]float64{"": 1, "b": 1,
+		"k": 1 << 10, "kb": 1e3, "kib": 1 << 10,
+		"m": 1 << 20, "mb": 1e6, "mib": 1 << 20,
+		"g": 1 << 30, "gb": 1e9, "gib": 1 << 30}[unit]
+	if mult == 0 || num == "" {
+		return 0, fmt.Errorf("size %q: want a number with an optional unit (B, KiB, MiB, GiB, KB, MB, GB)", v)
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 || f*mult > 1<<40 {
+		return 0, fmt.Errorf("size %q: out of range", v)
+	}
+	return uint64(f * mult), nil
+}

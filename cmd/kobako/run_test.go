@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = kobako(context.Background(), args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// TestSmoke runs the embedded example the README's first command runs.
+func TestSmoke(t *testing.T) {
+	code, out, errs := runCLI(t, "run", "--stats")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errs)
+	}
+	for _, want := range []string{"Hello from a WebAssembly guest", "fib(20) = 6765", `sha256("kobako") = `} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	var st runStats
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &st); err != nil {
+		t.Fatalf("--stats line %q: %v", lines[len(lines)-1], err)
+	}
+	if st.FuelConsumed == 0 || st.PeakMemoryBytes == 0 || st.ExitCode != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+// exampleFuel is the fuel the embedded example uses with --deterministic. The guest is a Go program
+// whose runtime reads clocks and random numbers, so only with those fixed is its run a pure function
+// of its inputs; then every platform (CI: amd64, arm64, riscv64, armv6, js/wasm, wasip1/wasm) must
+// count exactly this.
+const exampleFuel = 2376047
+
+func TestSmokeDeterministicFuel(t *testing.T) {
+	var fuel []uint64
+	for i := 0; i < 2; i++ {
+		code, _, errs := runCLI(t, "run", "--deterministic", "--stats")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var st runStats
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &st); err != nil {
+			t.Fatal(err)
+		}
+		fuel = append(fuel, st.FuelConsumed)
+	}
+	if fuel[0] != fuel[1] || fuel[0] != exampleFuel {
+		t.Errorf("fuel %v, want %d both times", fuel, exampleFuel)
+	}
+}
+
+func TestRunLimits_Errors(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "--fuel", "1000"}, exitTrap, "error: example: fuel exhausted"},
+		{[]string{"run", "--timeout", "1ms", "--fuel", "9000000000000000000"}, exitTrap, "deadline exceeded"},
+		{[]string{"run", "--max-memory", "64KiB"}, exitTrap, "memory limit exceeded"},
+		{[]string{"run", "--max-memory", "lots"}, exitUsage, "invalid value"},
+		{[]string{"run", "--fuel", "0"}, exitUsage, "fuel 0 out of range"},
+		{[]string{"run", "--env", "NOEQUALS"}, exitUsage, "want K=V"},
+		{[]string{"run", "does-not-exist.wasm"}, exitError, "does-not-exist.wasm"},
+		{[]string{"run", "../../engine/testdata/traps.wasm"}, exitError, "_start"},
+		{[]string{"nonsense"}, exitUsage, "unknown command"},
+	}
+	for _, tt := range tests {
+		code, _, errs := runCLI(t, tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tt.args, code, errs, tt.code, tt.want)
+		}
+		if tt.code == exitTrap && strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: want exactly one error line, got %q", tt.args, errs)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"65536", 65536, true}, {"64KiB", 64 << 10, true}, {"256MiB", 256 << 20, true},
+		{"1GiB", 1 << 30, true}, {"1.5GiB", 3 << 29, true}, {"2MB", 2e6, true}, {"4G", 4 << 30, true},
+		{"", 0, false}, {"MiB", 0, false}, {"12XB", 0, false}, {"-1", 0, false}, {"99999GiB", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseSize(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("parseSize(%q) = %d, %v", tt.in, got, err)
+		}
+	}
+}

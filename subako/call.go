@@ -1,0 +1,174 @@
+package subako
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"testing/fstest"
+
+	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/internal/egress"
+	"github.com/kobako/kobako/wasi"
+	"github.com/kobako/kobako/wasi/preview1"
+)
+
+// DefaultWriteBudget is what a call may write to files (its volume and subako_http file output
+// together) when CallOptions.WriteBudget is 0.
+const DefaultWriteBudget = 1 << 30
+
+// DefaultMaxImageBytes caps an image file that a resource_link names when
+// CallOptions.MaxImageBytes is 0.
+const DefaultMaxImageBytes = 20 << 20
+
+// CallOptions are what the embedder gives one call. The zero value is a call with a fresh,
+// empty scratch volume, no data volume, no skills, no network and the default limits.
+type CallOptions struct {
+	// Limits bound the call's instance; the zero value means DefaultCallLimits. Limits.Deadline
+	// is the call's wall-clock time, the 1 s exit grace included.
+	Limits engine.Limits
+	// Volume is the host directory mounted at /volume/tmp; empty means a fresh temporary directory
+	// removed after the call.
+	Volume string
+	// Data is the host directory mounted at /volume/data; empty means none.
+	Data string
+	// Skills are mounted read-only at /skills/<name>, /skills listing their names.
+	Skills []Skill
+	// WriteBudget caps the bytes the call writes to files; 0 means DefaultWriteBudget.
+	WriteBudget int64
+	// Network is the egress policy of subako_http; nil admits no host.
+	Network *egress.Policy
+	// MaxImageBytes caps an image read for a volume resource_link; 0 means DefaultMaxImageBytes.
+	MaxImageBytes int64
+}
+
+// Skill is a skill directory the calling agent provides.
+type Skill struct {
+	// Name is the directory name under /skills: 1 to 64 characters of a-z, 0-9, '_' and '-'.
+	Name string
+	// Dir is a host directory; FS is used when Dir is empty.
+	Dir string
+	FS  fs.FS
+}
+
+// callDriver sends one tools/call and keeps its result.
+type callDriver struct {
+	tool   string
+	args   json.RawMessage
+	result json.RawMessage
+}
+
+func (d *callDriver) first() outgoing {
+	return outgoing{method: toolsCallMethod, params: struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{d.tool, d.args}}
+}
+
+func (d *callDriver) answer(result json.RawMessage) (*outgoing, error) {
+	d.result = result
+	return nil, nil
+}
+
+// Call runs one tools/call of tool with args (a JSON object; nil means {}) in a fresh instance:
+// argv is the package name alone, the environment is empty, and the preopens are /volume/tmp,
+// /volume/data (when opts.Data is set), /package (when the package has assets), then /skills and
+// each /skills/<name>. When the package was discovered, tool must be one it lists.
+//
+// The result is the module's CallToolResult mapped for a model (see Result); an isError result is
+// an ordinary result. A crash is a *CrashError (errors.Is(err, ErrCrash)).
+func (p *Package) Call(ctx context.Context, tool string, args json.RawMessage, opts CallOptions) (*Result, error) {
+	if tools := p.Tools(); tools != nil {
+		found := false
+		for _, t := range tools {
+			found = found || t.Name == tool
+		}
+		if !found {
+			return nil, fmt.Errorf("subako: call: %w: %q is not one of the package's tools", ErrUnknownTool, tool)
+		}
+	}
+	if args == nil {
+		args = json.RawMessage("{}")
+	}
+	if t := bytes.TrimSpace(args); len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return nil, fmt.Errorf("subako: call: %w: arguments must be a JSON object", ErrOptions)
+	}
+	var compact bytes.Buffer
+	json.Compact(&compact, args)
+	limits := opts.Limits
+	if limits == (engine.Limits{}) {
+		limits = DefaultCallLimits()
+	}
+	if err := limits.Validate(); err != nil {
+		return nil, fmt.Errorf("subako: call: %w: %v", ErrOptions, err)
+	}
+	wb := opts.WriteBudget
+	if wb == 0 {
+		wb = DefaultWriteBudget
+	}
+	budget, err := wasi.NewBudget(wb, 0)
+	if err != nil {
+		return nil, fmt.Errorf("subako: call: %w: write budget: %v", ErrOptions, err)
+	}
+	volume := opts.Volume
+	if volume == "" {
+		dir, err := os.MkdirTemp("", "kobako-volume-")
+		if err != nil {
+			return nil, fmt.Errorf("subako: call: scratch volume: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		volume = dir
+	}
+	cfg := preview1.Config{Budget: budget}
+	vols := map[string]string{"tmp": volume}
+	cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: "/volume/tmp", HostDir: volume})
+	hs := &httpState{policy: opts.Network, volumes: []string{"/volume/tmp"}}
+	if opts.Data != "" {
+		vols["data"] = opts.Data
+		cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: "/volume/data", HostDir: opts.Data})
+		hs.volumes = append(hs.volumes, "/volume/data")
+	}
+	if p.assets != nil {
+		cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: "/package", FS: p.assets, ReadOnly: true})
+	}
+	if len(opts.Skills) > 0 {
+		root := fstest.MapFS{}
+		var mounts []preview1.Preopen
+		for _, sk := range opts.Skills {
+			if !validName(sk.Name) {
+				return nil, fmt.Errorf("subako: call: %w: skill name %q must be 1 to 64 characters of a-z, 0-9, _ and -", ErrOptions, sk.Name)
+			}
+			if _, dup := root[sk.Name]; dup {
+				return nil, fmt.Errorf("subako: call: %w: skill %q is given twice", ErrOptions, sk.Name)
+			}
+			root[sk.Name] = &fstest.MapFile{Mode: fs.ModeDir | 0o555}
+			m := preview1.Preopen{GuestPath: "/skills/" + sk.Name, ReadOnly: true}
+			switch {
+			case sk.Dir != "":
+				m.HostDir = sk.Dir
+			case sk.FS != nil:
+				m.FS = sk.FS
+			default:
+				return nil, fmt.Errorf("subako: call: %w: skill %q has neither Dir nor FS", ErrOptions, sk.Name)
+			}
+			mounts = append(mounts, m)
+		}
+		cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: "/skills", FS: root, ReadOnly: true})
+		cfg.Preopens = append(cfg.Preopens, mounts...)
+	}
+	d := &callDriver{tool: tool, args: compact.Bytes()}
+	if err := p.run(ctx, runSpec{limits: limits, wasi: cfg, http: hs}, d); err != nil {
+		return nil, err
+	}
+	maxImage := opts.MaxImageBytes
+	if maxImage == 0 {
+		maxImage = DefaultMaxImageBytes
+	}
+	res, err := mapResult(d.result, vols, maxImage)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}

@@ -1,0 +1,397 @@
+package subako
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/internal/egress"
+	"github.com/kobako/kobako/wasi"
+	"github.com/kobako/kobako/wasi/preview1"
+)
+
+// HTTPModuleName is the import module of ABI 1's HTTP host functions.
+const HTTPModuleName = "subako_http"
+
+// Limits of subako_http.
+const (
+	// MaxHTTPRequestBytes is the largest request JSON a module may pass to request.
+	MaxHTTPRequestBytes = 8 << 20
+	// InlineMaxBytes is the largest response body returned inline (as UTF-8 text).
+	InlineMaxBytes = 256 << 10
+	// MaxTimeoutMS bounds timeout_ms; the call's own deadline applies anyway.
+	MaxTimeoutMS = 24 * 60 * 60 * 1000
+)
+
+// The negative results of subako_http, which mean the module misused the ABI.
+const (
+	ABIOutOfBounds    = -1 // the memory range is outside the module's memory
+	ABINothingHeld    = -2 // read_response with no answer held
+	ABILengthMismatch = -3 // read_response's length is not the held answer's
+)
+
+var i32 = engine.I32
+
+// HTTPModule is the subako_http host module:
+//
+//	request(ptr, len) -> len        send the JSON request at ptr, hold the JSON answer, return its length
+//	read_response(ptr, len) -> 0    copy the held answer to ptr (len must be its length) and drop it
+//
+// It is linked into every run; a module that does not import it is unaffected.
+var HTTPModule = &engine.HostModule{Name: HTTPModuleName, Funcs: []engine.HostFunc{
+	{Name: "request", Params: []engine.ValueType{i32, i32}, Results: []engine.ValueType{i32}, Fn: httpRequestFn},
+	{Name: "read_response", Params: []engine.ValueType{i32, i32}, Results: []engine.ValueType{i32}, Fn: httpReadResponseFn},
+}}
+
+type httpKey struct{}
+
+// httpState is the subako_http state of one run.
+type httpState struct {
+	host    *preview1.Host
+	client  *egress.Client
+	policy  *egress.Policy // nil admits no host
+	volumes []string       // guest directories a file body or output may name
+	held    []byte
+}
+
+// HTTPRequest is a parsed subako_http request.
+type HTTPRequest struct {
+	Method          string
+	URL             string
+	Headers         map[string]string
+	Body            *HTTPBody
+	Output          HTTPOutput
+	FollowRedirects bool
+	// Timeout is timeout_ms, zero when absent.
+	Timeout time.Duration
+}
+
+// HTTPBody is a request body: Type "text" (Text), "json" (JSON) or "file" (Path).
+type HTTPBody struct {
+	Type string
+	Text string
+	JSON json.RawMessage
+	Path string
+}
+
+// HTTPOutput says where the response body goes: Type "inline" or "file" (Path).
+type HTTPOutput struct {
+	Type string
+	Path string
+}
+
+type wireHTTPRequest struct {
+	Method          *string           `json:"method"`
+	URL             *string           `json:"url"`
+	Headers         map[string]string `json:"headers"`
+	Body            json.RawMessage   `json:"body"`
+	Output          json.RawMessage   `json:"output"`
+	FollowRedirects *bool             `json:"follow_redirects"`
+	TimeoutMS       *json.Number      `json:"timeout_ms"`
+}
+
+var methods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
+
+func invalid(format string, a ...any) error {
+	return egress.NewError(egress.KindInvalidRequest, fmt.Sprintf(format, a...))
+}
+
+// strictDecode decodes one JSON value into v, refusing unknown fields and trailing data.
+func strictDecode(b []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+// ParseHTTPRequest parses a subako_http request: a JSON object of at most MaxHTTPRequestBytes
+// with only the documented fields. Errors are *egress.Error of kind invalid_request.
+func ParseHTTPRequest(b []byte) (*HTTPRequest, error) {
+	if len(b) > MaxHTTPRequestBytes {
+		return nil, invalid("the request is %d bytes, more than %d", len(b), MaxHTTPRequestBytes)
+	}
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		return nil, invalid("the request is not a JSON object")
+	}
+	var w wireHTTPRequest
+	if err := strictDecode(b, &w); err != nil {
+		return nil, invalid("the request does not parse: %v", err)
+	}
+	r := &HTTPRequest{Method: "GET", Headers: w.Headers, Output: HTTPOutput{Type: "inline"}, FollowRedirects: true}
+	if w.URL == nil || *w.URL == "" {
+		return nil, invalid("the request has no url")
+	}
+	r.URL = *w.URL
+	if w.Method != nil {
+		if !methods[*w.Method] {
+			return nil, invalid("method %q is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS", *w.Method)
+		}
+		r.Method = *w.Method
+	}
+	for name := range w.Headers {
+		if name != strings.ToLower(name) {
+			return nil, invalid("header name %q is not lower-case", name)
+		}
+	}
+	if w.FollowRedirects != nil {
+		r.FollowRedirects = *w.FollowRedirects
+	}
+	if w.TimeoutMS != nil {
+		ms, err := w.TimeoutMS.Int64()
+		if err != nil || ms <= 0 || ms > MaxTimeoutMS {
+			return nil, invalid("timeout_ms must be a whole number of milliseconds from 1 to %d, found %s", MaxTimeoutMS, w.TimeoutMS.String())
+		}
+		r.Timeout = time.Duration(ms) * time.Millisecond
+	}
+	if len(w.Body) > 0 && string(w.Body) != "null" {
+		var body struct {
+			Type string          `json:"type"`
+			Text *string         `json:"text"`
+			JSON json.RawMessage `json:"json"`
+			Path *string         `json:"path"`
+		}
+		if err := strictDecode(w.Body, &body); err != nil {
+			return nil, invalid("body: %v", err)
+		}
+		b := &HTTPBody{Type: body.Type}
+		switch {
+		case body.Type == "text" && body.Text != nil && body.JSON == nil && body.Path == nil:
+			b.Text = *body.Text
+		case body.Type == "json" && body.JSON != nil && body.Text == nil && body.Path == nil:
+			var c bytes.Buffer
+			if err := json.Compact(&c, body.JSON); err != nil {
+				return nil, invalid("body: %v", err)
+			}
+			b.JSON = c.Bytes()
+		case body.Type == "file" && body.Path != nil && body.Text == nil && body.JSON == nil:
+			b.Path = *body.Path
+		default:
+			return nil, invalid(`body must be {"type":"text","text":…}, {"type":"json","json":…} or {"type":"file","path":…}`)
+		}
+		r.Body = b
+	}
+	if len(w.Output) > 0 && string(w.Output) != "null" {
+		var out struct {
+			Type string  `json:"type"`
+			Path *string `json:"path"`
+		}
+		if err := strictDecode(w.Output, &out); err != nil {
+			return nil, invalid("output: %v", err)
+		}
+		switch {
+		case out.Type == "inline" && out.Path == nil:
+		case out.Type == "file" && out.Path != nil:
+			r.Output = HTTPOutput{Type: "file", Path: *out.Path}
+		default:
+			return nil, invalid(`output must be {"type":"inline"} or {"type":"file","path":…}`)
+		}
+	}
+	return r, nil
+}
+
+func httpState1(c *engine.Caller) *httpState {
+	hs, _ := c.Store().Data(httpKey{}).(*httpState)
+	return hs
+}
+
+func httpRequestFn(ctx context.Context, c *engine.Caller, stack []uint64) {
+	ptr, n := uint32(stack[0]), int32(uint32(stack[1]))
+	mem := c.Memory()
+	hs := httpState1(c)
+	if mem == nil || n < 0 || hs == nil {
+		stack[0] = abiCode(ABIOutOfBounds)
+		return
+	}
+	b, ok := mem.Read(ptr, uint32(n))
+	if !ok {
+		stack[0] = abiCode(ABIOutOfBounds)
+		return
+	}
+	var answer []byte
+	if int(n) > MaxHTTPRequestBytes {
+		answer = errorAnswer(invalid("the request is %d bytes, more than %d", n, MaxHTTPRequestBytes))
+	} else {
+		answer = hs.do(ctx, bytes.Clone(b))
+	}
+	hs.held = answer
+	stack[0] = uint64(uint32(int32(len(answer))))
+}
+
+func httpReadResponseFn(ctx context.Context, c *engine.Caller, stack []uint64) {
+	ptr, n := uint32(stack[0]), int32(uint32(stack[1]))
+	hs := httpState1(c)
+	if hs == nil || hs.held == nil {
+		stack[0] = abiCode(ABINothingHeld)
+		return
+	}
+	if int(n) != len(hs.held) {
+		stack[0] = abiCode(ABILengthMismatch)
+		return
+	}
+	mem := c.Memory()
+	if mem == nil || !mem.Write(ptr, hs.held) {
+		stack[0] = abiCode(ABIOutOfBounds)
+		return
+	}
+	hs.held = nil
+	stack[0] = 0
+}
+
+// abiCode encodes a negative i32 result on the stack.
+func abiCode(c int32) uint64 { return uint64(uint32(c)) }
+
+func errorAnswer(err error) []byte {
+	var ee *egress.Error
+	if !errors.As(err, &ee) {
+		ee = egress.NewError(egress.KindConnection, err.Error())
+	}
+	b, _ := json.Marshal(map[string]any{"error": map[string]string{"kind": ee.Kind.String(), "message": ee.Message}})
+	return b
+}
+
+// do performs one request and returns the JSON answer.
+func (hs *httpState) do(ctx context.Context, raw []byte) []byte {
+	req, err := ParseHTTPRequest(raw)
+	if err != nil {
+		return errorAnswer(err)
+	}
+	ereq := &egress.Request{Method: req.Method, URL: req.URL, NoRedirects: !req.FollowRedirects, Timeout: req.Timeout, ContentLength: 0}
+	names := make([]string, 0, len(req.Headers))
+	for k := range req.Headers {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		ereq.Header = append(ereq.Header, egress.Field{Name: k, Value: req.Headers[k]})
+	}
+	if req.Body != nil {
+		switch req.Body.Type {
+		case "text":
+			ereq.Body, ereq.ContentLength = strings.NewReader(req.Body.Text), int64(len(req.Body.Text))
+		case "json":
+			ereq.Body, ereq.ContentLength = bytes.NewReader(req.Body.JSON), int64(len(req.Body.JSON))
+			if _, set := req.Headers["content-type"]; !set {
+				ereq.Header = append(ereq.Header, egress.Field{Name: "content-type", Value: "application/json"})
+			}
+		case "file":
+			f, size, err := hs.openVolume(req.Body.Path, wasi.OpenFlags{Read: true})
+			if err != nil {
+				return errorAnswer(err)
+			}
+			defer f.Close()
+			ereq.Body, ereq.ContentLength = &fileReader{f: f}, size
+		}
+	}
+	var out wasi.File
+	if req.Output.Type == "file" {
+		f, _, err := hs.openVolume(req.Output.Path, wasi.OpenFlags{Write: true, Create: true, Truncate: true})
+		if err != nil {
+			return errorAnswer(err)
+		}
+		defer f.Close()
+		out = f
+		ereq.MaxResponseBytes = -1 // the write budget is the cap
+	} else {
+		ereq.MaxResponseBytes = InlineMaxBytes
+	}
+	resp, err := hs.client.Do(ctx, hs.policy, ereq)
+	if err != nil {
+		return errorAnswer(err)
+	}
+	body := map[string]any{}
+	if out != nil {
+		n, err := io.Copy(&fileWriter{f: out}, resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return errorAnswer(err)
+		}
+		body["type"], body["path"], body["bytes"] = "file", req.Output.Path, n
+	} else {
+		text, err := resp.Text()
+		if err != nil {
+			return errorAnswer(err)
+		}
+		body["type"], body["text"] = "inline", text
+	}
+	b, err := json.Marshal(map[string]any{"ok": map[string]any{"status": resp.Status, "headers": egress.HeaderMap(resp.Header), "body": body}})
+	if err != nil {
+		return errorAnswer(egress.NewError(egress.KindNotText, "the response cannot be encoded as JSON"))
+	}
+	return b
+}
+
+// openVolume opens a file under one of the run's volume directories for a request body or
+// output. Paths are absolute, clean, and strictly inside /volume/tmp or /volume/data (when
+// mounted); the preopen's sandbox applies, so symbolic links cannot leave it.
+func (hs *httpState) openVolume(p string, flags wasi.OpenFlags) (wasi.File, int64, error) {
+	inside := false
+	for _, v := range hs.volumes {
+		if strings.HasPrefix(p, v+"/") {
+			inside = true
+		}
+	}
+	if !inside || path.Clean(p) != p {
+		where := "no volume is mounted"
+		if len(hs.volumes) > 0 {
+			where = "it must be a clean absolute path inside " + strings.Join(hs.volumes, " or ")
+		}
+		return nil, 0, egress.NewError(egress.KindBadPath, fmt.Sprintf("%q is not a usable volume file: %s", p, where))
+	}
+	node, err := hs.host.Open(p, flags)
+	if err != nil {
+		return nil, 0, egress.NewError(egress.KindBadPath, fmt.Sprintf("%q: %v", p, err))
+	}
+	f, ok := node.(wasi.File)
+	if !ok {
+		node.Close()
+		return nil, 0, egress.NewError(egress.KindBadPath, fmt.Sprintf("%q is a directory", p))
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, egress.NewError(egress.KindBadPath, fmt.Sprintf("%q: %v", p, err))
+	}
+	return f, int64(st.Size), nil
+}
+
+type fileReader struct{ f wasi.File }
+
+func (r *fileReader) Read(p []byte) (int, error) {
+	n, err := r.f.Readv([][]byte{p}, -1)
+	if err == nil && n == 0 && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, err
+}
+
+func (r *fileReader) Seek(off int64, whence int) (int64, error) { return r.f.Seek(off, whence) }
+
+type fileWriter struct{ f wasi.File }
+
+func (w *fileWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Writev([][]byte{p}, -1)
+	if errors.Is(err, wasi.EDQUOT) {
+		return n, egress.NewError(egress.KindWriteBudget, "saving the response would pass this call's write budget")
+	}
+	if err != nil {
+		return n, egress.NewError(egress.KindBadPath, fmt.Sprintf("writing the response: %v", err))
+	}
+	return n, nil
+}

@@ -1,0 +1,4 @@
+;; Refused: no memory export.
+(module
+  (func (export "_start"))
+)

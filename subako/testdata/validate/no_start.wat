@@ -1,0 +1,4 @@
+;; Refused: no _start export.
+(module
+  (memory (export "memory") 1)
+)

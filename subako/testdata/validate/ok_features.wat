@@ -1,0 +1,15 @@
+;; Accepted: WebAssembly 2.0 features (SIMD, bulk memory, reference types, multi-value, sign extension, saturating conversions).
+(module
+  (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32)))
+  (import "subako_http" "request" (func (param i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (table 1 funcref)
+  (func $pair (result i32 i32) i32.const 1 i32.const 2)
+  (func (export "_start")
+    (drop (i32x4.extract_lane 0 (v128.const i32x4 1 2 3 4)))
+    (memory.fill (i32.const 0) (i32.const 0) (i32.const 8))
+    (drop (ref.is_null (ref.null func)))
+    (drop (i32.extend8_s (i32.const 255)))
+    (drop (i32.trunc_sat_f32_s (f32.const 1e30)))
+    (call $pair) drop drop)
+)
