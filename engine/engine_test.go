@@ -637,3 +637,41 @@ func TestStoreOnClose(t *testing.T) {
 		t.Fatalf("OnClose ran %v, want [2 1] once", order)
 	}
 }
+
+// TestFuelSharedAcrossInstances: the core instances of one store (a component has several) draw
+// on one budget, even when they call each other directly.
+func TestFuelSharedAcrossInstances(t *testing.T) {
+	e := newEngine(t, engine.Config{})
+	ctx := context.Background()
+	lib, err := e.Compile(ctx, fixture(t, "fib"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := e.Compile(ctx, fixture(t, "callfib"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fuel := range []uint64{2 + fibCost(15), 1 + fibCost(15)} {
+		lim := engine.DefaultLimits()
+		lim.Fuel = fuel
+		s, _ := e.NewStore(ctx, lim)
+		libInst, err := s.Instantiate(ctx, lib, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		appInst, err := s.Instantiate(ctx, app, engine.Imports{"lib": libInst})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := appInst.Call(ctx, "run", 15)
+		if fuel == 2+fibCost(15) {
+			// local.get and call in "run", then fib(15) in the other instance.
+			if err != nil || res[0] != 610 || s.FuelConsumed() != fuel {
+				t.Errorf("fuel %d: %v, %v, consumed %d", fuel, res, err, s.FuelConsumed())
+			}
+		} else if got := trapKind(t, err); got != engine.TrapFuelExhausted {
+			t.Errorf("fuel %d: kind %v", fuel, got)
+		}
+		s.Close(ctx)
+	}
+}
