@@ -67,7 +67,19 @@ func (d *callDriver) first() outgoing {
 	}{d.tool, d.args}}
 }
 
+// answer keeps the result after checking its shape, so that a malformed one is reported like any
+// other crash, with the module's stderr.
 func (d *callDriver) answer(result json.RawMessage) (*outgoing, error) {
+	var r struct {
+		Content []json.RawMessage `json:"content"`
+		IsError *bool             `json:"isError"`
+	}
+	if err := json.Unmarshal(result, &r); err != nil {
+		return nil, &CrashError{Rule: RuleMalformedResult, Detail: fmt.Sprintf("not a CallToolResult: %v", err)}
+	}
+	if r.Content == nil {
+		return nil, &CrashError{Rule: RuleMalformedResult, Detail: "the CallToolResult has no content array"}
+	}
 	d.result = result
 	return nil, nil
 }

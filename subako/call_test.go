@@ -103,6 +103,21 @@ func TestCall_NotificationsIgnored(t *testing.T) {
 	}
 }
 
+func TestCallDriver_MalformedResult(t *testing.T) {
+	for _, in := range []string{`{}`, `{"content":"text"}`, `{"content":[],"isError":"yes"}`, `{"content":null}`} {
+		d := &callDriver{}
+		_, err := d.answer(json.RawMessage(in))
+		var c *CrashError
+		if !errors.As(err, &c) || c.Rule != RuleMalformedResult {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+	d := &callDriver{}
+	if next, err := d.answer(json.RawMessage(`{"content":[]}`)); next != nil || err != nil || string(d.result) != `{"content":[]}` {
+		t.Errorf("valid result: %v %v", next, err)
+	}
+}
+
 func TestCall_CanceledByCaller(t *testing.T) {
 	p := loadFixture(t, "spin", nil)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -276,19 +291,31 @@ func TestCall_Everything(t *testing.T) {
 	})
 }
 
-// TestCall_Concurrent: 32 calls at once on one loaded package (run with -race).
+// TestCall_Concurrent: 32 calls at once on one loaded package, with discoveries and calls of a Go
+// package beside them (run with -race).
 func TestCall_Concurrent(t *testing.T) {
-	p := loadFixture(t, "tiny", nil)
+	tiny := loadFixture(t, "tiny", nil)
+	gop := loadFixture(t, "everything", nil)
 	var wg sync.WaitGroup
-	errs := make(chan error, 32)
+	errs := make(chan error, 64)
+	call := func(p *Package, tool, args, want string) {
+		defer wg.Done()
+		res, err := p.Call(context.Background(), tool, json.RawMessage(args), CallOptions{})
+		if err == nil && (len(res.Content) != 1 || res.Content[0].Text != want) {
+			err = fmt.Errorf("content = %+v", res.Content)
+		}
+		errs <- err
+	}
 	for i := 0; i < 32; i++ {
 		wg.Add(1)
+		go call(tiny, "greet", `{"name":"x"}`, "hello from wat")
+	}
+	for i := 0; i < 3; i++ {
+		wg.Add(2)
+		go call(gop, "greet", fmt.Sprintf(`{"name":"n%d"}`, i), fmt.Sprintf("Hello, n%d!", i))
 		go func() {
 			defer wg.Done()
-			res, err := p.Call(context.Background(), "greet", json.RawMessage(`{"name":"x"}`), CallOptions{})
-			if err == nil && (len(res.Content) != 1 || res.Content[0].Text != "hello from wat") {
-				err = fmt.Errorf("content = %+v", res.Content)
-			}
+			_, err := tiny.Discover(context.Background())
 			errs <- err
 		}()
 	}

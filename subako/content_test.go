@@ -1,6 +1,8 @@
 package subako
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,6 +59,15 @@ func TestMapResult_Images(t *testing.T) {
 		if res.Content[i].Type != "text" || !strings.Contains(res.Content[i].Text, w) {
 			t.Errorf("block %d = %+v, want a note saying %q", i, res.Content[i], w)
 		}
+	}
+	// A symbolic link in the volume that leads out of it is not followed.
+	outside := filepath.Join(t.TempDir(), "secret.png")
+	must(t, os.WriteFile(outside, []byte("\x89PNG\r\n\x1a\nsecret"), 0o644))
+	must(t, os.Symlink(outside, filepath.Join(vol, "link.png")))
+	must(t, os.WriteFile(filepath.Join(vol, "big.png"), append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 100)...), 0o644))
+	res, err = mapResult([]byte(`{"content":[{"type":"resource_link","uri":"volume:///tmp/link.png","name":"l"},{"type":"resource_link","uri":"volume:///tmp/big.png","name":"b"}]}`), vols, 64)
+	if err != nil || res.Content[0].Type != "text" || strings.Contains(res.Content[0].Text, "secret") || res.Content[1].Type != "text" || !strings.Contains(res.Content[1].Text, "more than 64") {
+		t.Errorf("escaping link / oversized image: %+v %v", res, err)
 	}
 	if _, err := mapResult([]byte(`{"content":"x"}`), vols, 1); err == nil {
 		t.Error("a content string was accepted")

@@ -116,6 +116,17 @@ func TestDiscover(t *testing.T) {
 			t.Errorf("tools = %v", names)
 		}
 	})
+	t.Run("environment: only /package, no volume, no network", func(t *testing.T) {
+		p := loadFixture(t, "everything", map[string]string{"probe.txt": "x"})
+		tools, err := p.Discover(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `preopens=/package args=1 env=0 http={"error":{"kind":"host_not_allowed",`
+		if len(tools) != 1 || !strings.HasPrefix(tools[0].Description, want) {
+			t.Errorf("discovery saw %q, want %q…", tools[0].Description, want)
+		}
+	})
 	t.Run("16 pages", func(t *testing.T) {
 		var pages [][]any
 		for i := 0; i < MaxToolsPages; i++ {

@@ -9,6 +9,7 @@ import (
 // MessageKind classifies a JSON-RPC 2.0 message a module writes to stdout.
 type MessageKind int
 
+// The message kinds.
 const (
 	// KindNotification is a message without an id (a notification, or a response whose id is
 	// null); ABI 1 ignores it.

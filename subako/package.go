@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -301,5 +300,3 @@ func (p *Package) Close() error {
 	}
 	return nil
 }
-
-func trimName(s string) string { return strings.TrimSuffix(s, "/") }

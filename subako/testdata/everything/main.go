@@ -100,7 +100,45 @@ func main() {
 	out.Flush()
 }
 
+// preopens lists the preopened directories in descriptor order.
+func preopens() []string {
+	var pre []string
+	for fd := int32(3); fd < 64; fd++ {
+		var st [8]byte
+		if fdPrestatGet(fd, unsafe.Pointer(&st[0])) != 0 {
+			break
+		}
+		n := *(*uint32)(unsafe.Pointer(&st[4]))
+		buf := make([]byte, n)
+		if n > 0 {
+			fdPrestatDirName(fd, unsafe.Pointer(&buf[0]), int32(n))
+		}
+		pre = append(pre, string(buf))
+	}
+	return pre
+}
+
+// httpAnswer sends one subako_http request and returns the answer.
+func httpAnswer(req []byte) string {
+	n := httpRequest(unsafe.Pointer(&req[0]), int32(len(req)))
+	if n <= 0 {
+		return "request returned " + strconv.Itoa(int(n))
+	}
+	buf := make([]byte, n)
+	if rc := httpReadResponse(unsafe.Pointer(&buf[0]), n); rc != 0 {
+		return "read_response returned " + strconv.Itoa(int(rc))
+	}
+	return string(buf)
+}
+
 func listTools(cursor string) any {
+	if _, err := os.Stat("/package/probe.txt"); err == nil {
+		// Describe the discovery environment in the one tool's description.
+		desc := fmt.Sprintf("preopens=%s args=%d env=%d http=%s", strings.Join(preopens(), ","), len(os.Args), len(os.Environ()),
+			httpAnswer([]byte(`{"url":"https://example.com/"}`)))
+		return map[string]any{"resultType": "complete", "tools": []any{
+			map[string]any{"name": "probe", "description": desc, "inputSchema": map[string]any{"type": "object"}}}}
+	}
 	if b, err := os.ReadFile("/package/pages.json"); err == nil {
 		var pages []json.RawMessage
 		if err := json.Unmarshal(b, &pages); err != nil {
@@ -165,19 +203,7 @@ func call(name string, raw json.RawMessage, id json.RawMessage, meta map[string]
 			map[string]any{"type": "audio", "mimeType": "audio/wav", "data": ""},
 		)
 	case "env":
-		var pre []string
-		for fd := int32(3); fd < 64; fd++ {
-			var st [8]byte
-			if fdPrestatGet(fd, unsafe.Pointer(&st[0])) != 0 {
-				break
-			}
-			n := *(*uint32)(unsafe.Pointer(&st[4]))
-			buf := make([]byte, n)
-			if n > 0 {
-				fdPrestatDirName(fd, unsafe.Pointer(&buf[0]), int32(n))
-			}
-			pre = append(pre, string(buf))
-		}
+		pre := preopens()
 		asset, _ := os.ReadFile("/package/hello.txt")
 		skill, _ := os.ReadFile("/skills/writing/SKILL.md")
 		ro := os.WriteFile("/package/x", []byte("x"), 0o644)
