@@ -26,6 +26,7 @@ const usage = `kobako: a pure-Go WebAssembly plugin runtime
 Usage:
   kobako run [flags] [FILE.wasm [ARGS...]]   run a WASI preview 1 command (an embedded example without FILE)
   kobako plugin SUBCOMMAND ...               manage ZeroClaw plugins (list, search, install, remove, info, keygen, sign)
+  kobako inspect FILE.wasm                   print a component's imports and exports as WIT (a core module's too)
 
 Run 'kobako COMMAND -h' for a command's flags.
 `
@@ -44,6 +45,8 @@ func kobako(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return functionCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "plugin":
 		return pluginCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "inspect":
+		return inspectCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
