@@ -1,7 +1,9 @@
 // Command kobako runs WebAssembly plugins on a pure-Go interpreter.
 //
 //	kobako run [flags] [FILE.wasm [ARGS...]]   run a WASI preview 1 command (an embedded example without FILE)
+//	kobako function SUBCOMMAND ...             run and check ABI 1 function packages
 //	kobako plugin SUBCOMMAND ...               manage ZeroClaw plugins
+//	kobako inspect FILE.wasm                   print a module's or component's imports and exports
 //
 // Run `kobako COMMAND -h` for a command's flags.
 package main
@@ -25,6 +27,7 @@ const usage = `kobako: a pure-Go WebAssembly plugin runtime
 
 Usage:
   kobako run [flags] [FILE.wasm [ARGS...]]   run a WASI preview 1 command (an embedded example without FILE)
+  kobako function SUBCOMMAND ...             ABI 1 function packages (validate, tools, call, pack); "example" is embedded
   kobako plugin SUBCOMMAND ...               manage ZeroClaw plugins (list, search, install, remove, info, keygen, sign)
   kobako inspect FILE.wasm                   print a component's imports and exports as WIT (a core module's too)
 
