@@ -41,10 +41,18 @@
 //     the enclosing end or else are unreachable and charged nothing.
 //   - Each block's cost is charged when it is entered, before its instructions run:
 //     global.get; i64.const cost; i64.sub; global.set. Blocks that cost 0 charge nothing.
-//   - Hoisting: when every successor of a block can be entered only from that block (the two
-//     arms of an if/else, say), the smallest successor cost is moved into the block, since one of
-//     them runs in full whenever the block completes. A then arm that costs less than its else arm
-//     thus charges nothing.
+//   - Costs then move between blocks where that is exact and leaves fewer charges to run. Each
+//     move relies on one fact: a block that is entered runs in full if the call returns normally.
+//     Sinking: when every predecessor of a block can continue only into it, and each of them
+//     charges already, the block's cost is added to theirs. The header of Go's dispatch loop, which
+//     every jump inside a Go function goes through, thus charges nothing. Pushing down: when every
+//     successor of a block can be entered only from it (the two arms of an if/else, say), the
+//     block's cost is added to each successor's, since it has run whenever one of them is
+//     entered; down a chain of such blocks, one charge, in the last block before a join, a
+//     return or a trap, pays for the whole chain. The entry block and blocks that call are not
+//     pushed down; instead, when all their successors can be entered only from them, the
+//     smallest successor cost is hoisted into them, since one of the successors runs in full
+//     whenever they complete.
 //   - Caller-charged entries: a function that no ref.func or element segment names can only be
 //     called directly (or from outside through an export, or as the start function). Its entry
 //     block's cost is then added to the charge of every block that calls it, and its own entry
@@ -54,22 +62,34 @@
 //     the function's name in the name section.
 //   - Checks: block; global.get; i64.const 0; i64.ge_s; br_if 0; unreachable; end (with a fuel
 //     hook, call $hook in place of unreachable; see below), placed right after the charge (or
-//     alone, when the block costs 0) at every loop header that a branch targets, and once per
-//     function that calls: at the start of the block holding its calls when they are all in one
-//     block, otherwise at the function entry. A function without calls and loops runs a bounded
-//     number of instructions before returning, so every unbounded execution (a loop, or a chain
-//     of calls) passes a check at least once per iteration or call level. Recursive fib, whose
-//     calls sit in its else arm, checks only on that path.
+//     alone, when the block charges nothing) at every loop header that a branch targets, and
+//     once per function that calls, unless every path from the function's entry to a call
+//     passes a checked block already (in Go's functions the calls sit inside the dispatch loop,
+//     whose header is checked): then at the start of the block holding its calls when they are
+//     all in one block, otherwise at the function entry. A function without calls and loops
+//     runs a bounded number of instructions before returning, so every unbounded execution (a
+//     loop, or a chain of calls) passes a check at least once per iteration or call level.
+//     Recursive fib, whose calls sit in its else arm, checks only on that path.
 //
-// A charge only ever covers instructions that will run if the call returns normally (the rest of
-// the current block, and the hoisted part of a successor that is certain to follow), so if a
-// call's total cost is within its fuel, no check fails along the way: the injected code traps
-// only when the counter is negative. An exhausted call stops at the next check. When a call traps
-// (exhaustion included), the counter already includes the cost of the rest of the block the trap
-// happened in; if that makes it negative, the engine reports exhaustion rather than the trap.
+// A charge covers instructions that have run since the last join (costs pushed down), and
+// instructions that will run if the call returns normally (the rest of the current block, and
+// costs sunk or hoisted from a block that is certain to follow), never instructions that might
+// not run. So if a call's total cost is within its fuel, no check fails along the way: the
+// injected code traps only when the counter is negative. Loop headers and function entries are
+// joins, and costs are never pushed down past a call or a return, so every loop iteration and
+// call level has paid for itself before its next check, and an exhausted call stops at the next check, a
+// bounded number of instructions late. When a call traps, the counter includes the costs charged
+// so far: those of the block the trap happened in and of blocks certain to follow, but possibly
+// not those of blocks since the last join whose costs were pushed down past the trap. If the
+// counter is negative, the engine reports exhaustion rather than the trap.
 //
 // In wazero's interpreter a charge costs four dispatches and a check five, so the overhead is
-// largest on tiny loop bodies; see BenchmarkFuelOverhead.
+// largest on tiny loop bodies; see BenchmarkFuelOverhead, and bench/README.md for what the
+// charges and checks cost on Go code.
+//
+// Instrument decodes each function body once more after Decode, into a compact instruction list
+// that the analysis walks, and keeps of each body only its charge points and the instructions
+// whose indices change; it then writes the output by copying the bytes in between.
 //
 // # Fuel hook
 //
@@ -94,10 +114,11 @@
 //     at the next check.
 //   - Every loop iteration and call level passes a check, so a call that runs forever reaches the
 //     hook within one loop iteration or one call level of using up its slice.
-//   - When the call ends, by returning or by a trap, the fuel it used is again the fuel handed out
-//     minus the counter, which may be negative without the hook having been called (the last
-//     charges before a return are not followed by a check); it exceeds the budget exactly when
-//     the call ran out of fuel.
+//   - When the call returns, the fuel it used is again the fuel handed out minus the counter,
+//     which may be negative without the hook having been called (the last charges before a
+//     return are not followed by a check); it exceeds the budget exactly when the call ran out
+//     of fuel. After a trap the same difference is the fuel charged so far, which may leave out
+//     the costs of the few blocks since the last join (see above).
 //
 // The hook takes function index h = the number of imported functions (it is placed after them in
 // the import section), so every defined function moves up by one: calls, ref.func (in code and

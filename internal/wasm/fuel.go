@@ -10,12 +10,23 @@ type bblock struct {
 	at    int   // offset in Code.Body where the charge code goes
 	cost  int64 // fuel charged there for the function's own instructions
 	check bool  // check the counter after charging
+	calls bool  // the block holds a call or call_indirect
 	// adjust is the entry cost of the callees the block calls directly that do not charge it
-	// themselves (see rewriter.prepare). It takes no part in hoisting.
+	// themselves (see rewriter.prepare). It takes no part in the analysis.
 	adjust int64
 }
 
 type edge struct{ from, to int32 }
+
+// cinstr is one instruction of the body being metered, as the analysis and emit need it.
+// An instruction ends where the next one starts (the last one, the function's end, at the end of
+// the body). Bodies are shorter than 4 GiB, since their size is a u32.
+type cinstr struct {
+	op    uint32
+	start uint32 // offset in Code.Body
+	idx   uint32 // first index immediate; for br_table, where its targets start in meter.labels
+	n     uint32 // br_table: the number of targets, default included
+}
 
 // mframe is a control frame of the metering pass.
 type mframe struct {
@@ -26,8 +37,8 @@ type mframe struct {
 	srcs   []int32 // blocks that reach the continuation by a branch or the fall-through of a then arm
 }
 
-// exitBlock is a pseudo block standing for the function's return; no cost is ever hoisted across
-// a return.
+// exitBlock is a pseudo block standing for the function's return (by a branch to the function's
+// label); no cost ever moves across a return.
 const exitBlock = 0
 
 // meter holds the per-function scratch state, reused across the functions of a module.
@@ -45,30 +56,66 @@ type meter struct {
 	in         instr
 	loopStack  []int32
 	loopFrames []byte
+	code       []cinstr // the body being metered, decoded once
+	bodyLen    int
+	labels     []uint32 // the br_table targets of code
+	predStart  []int32
+	predList   []int32
+	mark       []int32 // graph's fill pointers, then sink's "already charged" marks
+	checked    []bool  // callsChecked's "every path so far passed a check", by block
 
-	// Caller-charged entries: a defined function i with entryCost[i] >= 0 has its entry block
-	// charged by its direct callers (and by its export wrapper) instead of by itself.
+	// numImported is the number of imported functions; calls lists the direct calls of defined
+	// functions in live code, by block, for caller-charged entries (see rewriter.prepare).
 	numImported uint32
-	entryCost   []int64
-	adjustCalls bool // add callees' entry costs at direct calls (false while computing entryCost)
-	self        int  // defined index of the function being analyzed
+	calls       []callSite
+	shifts      []shiftSite
 }
 
-// analyze fills m.blocks with the charge points of body.
-func (mt *meter) analyze(body []byte) error {
-	// Pass 1: which loops are branch targets (counted syntactically, dead code included), and does
-	// the body call anything.
+// pblock is a charge point of a plan. Costs fit in 32 bits: a block's cost is at most the number
+// of instructions in its function. The callees' entry costs (bblock.adjust) are added at emit.
+type pblock struct {
+	at    uint32
+	cost  uint32
+	check bool
+}
+
+// callSite is a direct call of the defined function callee (index among the defined functions)
+// from block.
+type callSite struct {
+	block  int32
+	callee uint32
+}
+
+// shiftSite is the offset in Code.Body of an instruction (global.get, global.set, call or
+// ref.func) whose index the fuel imports renumber. emit reads the instruction again there.
+type shiftSite uint32
+
+// plan is what emit needs of one analyzed body: its charge points (those that charge or check,
+// in body order, with the cost of the function's own instructions), the calls that fold callees'
+// entry costs into them, and the instructions to renumber. It lets the rewriter analyze every
+// body once, before it knows every entry cost, and then emit without decoding the body again.
+type plan struct {
+	blocks []pblock
+	calls  []callSite // block indexes refer to blocks
+	shifts []shiftSite
+}
+
+// decode reads body once into mt.code, which the analysis and emit then walk, and marks in
+// mt.loops the loops that a branch targets (counted syntactically, dead code included).
+func (mt *meter) decode(body []byte) error {
+	mt.code = mt.code[:0]
+	mt.bodyLen = len(body)
+	mt.labels = mt.labels[:0]
 	mt.loops = mt.loops[:0]
-	mt.loopStack = mt.loopStack[:0]
-	mt.loopFrames = mt.loopFrames[:0]
+	mt.loopStack = append(mt.loopStack[:0], -1)
+	mt.loopFrames = append(mt.loopFrames[:0], frameFunc)
 	r := newReader(body, 0)
 	in := &mt.in
-	mt.loopFrames = append(mt.loopFrames, frameFunc)
-	mt.loopStack = append(mt.loopStack, -1)
 	for !r.done() {
 		if err := readInstr(r, in); err != nil {
 			return err
 		}
+		c := cinstr{op: in.op, start: uint32(in.start), idx: in.idx}
 		switch in.op {
 		case opBlock, opIf:
 			mt.loopFrames = append(mt.loopFrames, frameBlock)
@@ -78,41 +125,53 @@ func (mt *meter) analyze(body []byte) error {
 			mt.loopStack = append(mt.loopStack, int32(len(mt.loops)))
 			mt.loops = append(mt.loops, false)
 		case opEnd:
+			if len(mt.loopFrames) == 0 {
+				return fmt.Errorf("%w: end without a block", ErrMalformed)
+			}
 			mt.loopFrames = mt.loopFrames[:len(mt.loopFrames)-1]
 			mt.loopStack = mt.loopStack[:len(mt.loopStack)-1]
 		case opBr, opBrIf:
 			mt.markLoop(in.idx)
 		case opBrTable:
+			c.idx, c.n = uint32(len(mt.labels)), uint32(len(in.labels))
+			mt.labels = append(mt.labels, in.labels...)
 			for _, l := range in.labels {
 				mt.markLoop(l)
 			}
 		}
+		mt.code = append(mt.code, c)
+	}
+	return nil
+}
+
+// analyze fills m.blocks with the charge points of body, and mt.code with its instructions.
+func (mt *meter) analyze(body []byte) error {
+	if err := mt.decode(body); err != nil {
+		return err
 	}
 
-	// Pass 2: basic blocks, edges and costs.
+	// Basic blocks, edges and costs.
 	mt.blocks = append(mt.blocks[:0], bblock{at: -1, check: true}) // exitBlock
+	mt.calls = mt.calls[:0]
 	mt.edges = mt.edges[:0]
 	mt.frames = mt.frames[:0]
 	cur := mt.newBlock(0, false)
 	callBlock, callBlocks := int32(-1), 0
 	mt.pushFrame(frameFunc, true, -1, -1)
 	loopOrd := 0
-	r = newReader(body, 0)
-	for !r.done() {
-		if err := readInstr(r, in); err != nil {
-			return err
-		}
+	for i := range mt.code {
+		in := &mt.code[i]
+		end := mt.endOf(i)
 		live := cur >= 0
 		if live {
 			mt.blocks[cur].cost += cost(in.op)
-			if (in.op == opCall || in.op == opCallInd) && callBlock != cur {
+			if (in.op == opCall || in.op == opCallInd) && !mt.blocks[cur].calls {
+				mt.blocks[cur].calls = true
 				callBlock = cur
 				callBlocks++
 			}
-			if in.op == opCall && mt.adjustCalls && in.idx >= mt.numImported {
-				if c := mt.entryCost[in.idx-mt.numImported]; c > 0 {
-					mt.blocks[cur].adjust += c
-				}
+			if in.op == opCall && in.idx >= mt.numImported {
+				mt.calls = append(mt.calls, callSite{cur, in.idx - mt.numImported})
 			}
 		}
 		switch in.op {
@@ -123,7 +182,7 @@ func (mt *meter) analyze(body []byte) error {
 			loopOrd++
 			header := int32(-1)
 			if live && targeted {
-				header = mt.newBlock(in.end, true)
+				header = mt.newBlock(end, true)
 				mt.edges = append(mt.edges, edge{cur, header})
 				cur = header
 			}
@@ -131,7 +190,7 @@ func (mt *meter) analyze(body []byte) error {
 		case opIf:
 			mt.pushFrame(frameIf, live, cur, -1)
 			if live {
-				t := mt.newBlock(in.end, false)
+				t := mt.newBlock(end, false)
 				mt.edges = append(mt.edges, edge{cur, t})
 				cur = t
 			}
@@ -147,7 +206,7 @@ func (mt *meter) analyze(body []byte) error {
 			if cur >= 0 {
 				f.addSrc(cur)
 			}
-			e := mt.newBlock(in.end, false)
+			e := mt.newBlock(end, false)
 			mt.edges = append(mt.edges, edge{f.head, e})
 			cur = e
 		case opEnd:
@@ -167,7 +226,7 @@ func (mt *meter) analyze(body []byte) error {
 				if len(f.srcs) == 0 {
 					break // only the fall-through, if any, reaches here: same block (or dead)
 				}
-				j := mt.newBlock(in.end, false)
+				j := mt.newBlock(end, false)
 				for _, s := range f.srcs {
 					mt.edges = append(mt.edges, edge{s, j})
 				}
@@ -184,7 +243,7 @@ func (mt *meter) analyze(body []byte) error {
 			if in.op == opBr {
 				cur = -1
 			} else {
-				f := mt.newBlock(in.end, false)
+				f := mt.newBlock(end, false)
 				mt.edges = append(mt.edges, edge{cur, f})
 				cur = f
 			}
@@ -192,7 +251,7 @@ func (mt *meter) analyze(body []byte) error {
 			if !live {
 				break
 			}
-			for _, l := range in.labels {
+			for _, l := range mt.labels[in.idx : in.idx+in.n] {
 				mt.branch(cur, l)
 			}
 			cur = -1
@@ -200,19 +259,29 @@ func (mt *meter) analyze(body []byte) error {
 			cur = -1
 		}
 	}
-	// The check that bounds recursion: in the only block that calls, or at the entry if several
-	// blocks call.
-	switch {
-	case callBlocks == 1:
-		mt.blocks[callBlock].check = true
-	case callBlocks > 1:
-		mt.blocks[1].check = true
+	mt.graph()
+	// The check that bounds recursion, unless every block that calls is reached from the entry
+	// only through checks: then in the only block that calls, or at the entry if several blocks
+	// call.
+	if callBlocks > 0 && !mt.callsChecked() {
+		if callBlocks == 1 {
+			mt.blocks[callBlock].check = true
+		} else {
+			mt.blocks[1].check = true
+		}
 	}
+	mt.sink()
+	mt.pushDown()
 	mt.hoist()
-	if mt.adjustCalls && mt.self >= 0 && mt.entryCost[mt.self] >= 0 {
-		mt.blocks[1].cost = 0 // charged by the caller or the export wrapper
-	}
 	return nil
+}
+
+// endOf returns where instruction i of mt.code ends.
+func (mt *meter) endOf(i int) int {
+	if i+1 < len(mt.code) {
+		return int(mt.code[i+1].start)
+	}
+	return mt.bodyLen
 }
 
 func (mt *meter) markLoop(label uint32) {
@@ -261,30 +330,178 @@ func (mt *meter) branch(cur int32, label uint32) {
 	}
 }
 
+// graph builds the successor and predecessor lists of mt.edges. Edges are kept with their
+// multiplicity (a br_table may name a block twice).
+func (mt *meter) graph() {
+	n := len(mt.blocks)
+	mt.preds = resize(mt.preds, n)
+	mt.succStart = resize(mt.succStart, n+1)
+	mt.predStart = resize(mt.predStart, n+1)
+	for _, e := range mt.edges {
+		mt.preds[e.to]++
+		mt.succStart[e.from+1]++
+		mt.predStart[e.to+1]++
+	}
+	for i := 1; i <= n; i++ {
+		mt.succStart[i] += mt.succStart[i-1]
+		mt.predStart[i] += mt.predStart[i-1]
+	}
+	mt.succs = resize(mt.succs, len(mt.edges))
+	mt.predList = resize(mt.predList, len(mt.edges))
+	// mark serves as the fill pointers here; sink reuses it.
+	mt.mark = resize(mt.mark, 2*n)
+	sfill, pfill := mt.mark[:n], mt.mark[n:]
+	copy(sfill, mt.succStart[:n])
+	copy(pfill, mt.predStart[:n])
+	for _, e := range mt.edges {
+		mt.succs[sfill[e.from]] = e.to
+		sfill[e.from]++
+		mt.predList[pfill[e.to]] = e.from
+		pfill[e.to]++
+	}
+}
+
+func (mt *meter) succsOf(b int32) []int32 { return mt.succs[mt.succStart[b]:mt.succStart[b+1]] }
+
+func (mt *meter) predsOf(b int32) []int32 { return mt.predList[mt.predStart[b]:mt.predStart[b+1]] }
+
+// callsChecked reports whether every block that calls is reached from the function entry only
+// through a check: the block checks itself, or every path from the entry to it passes a checked
+// block. Each call level then passes a check before it calls again, as a Go function does at
+// the header of its dispatch loop, so the function needs no check of its own for its calls.
+//
+// Blocks are numbered in body order, and every edge goes to a later block except those to loop
+// headers, which are always checked, so one forward walk decides every block.
+func (mt *meter) callsChecked() bool {
+	n := len(mt.blocks)
+	if cap(mt.checked) < n {
+		mt.checked = make([]bool, n)
+	}
+	in := mt.checked[:n]
+	for i := range in {
+		in[i] = true // "every path so far passed a check", until a path without one is found
+	}
+	in[1] = false
+	ok := true
+	for b := int32(1); int(b) < n; b++ {
+		blk := &mt.blocks[b]
+		out := in[b] || blk.check
+		if blk.calls && !out {
+			ok = false
+		}
+		if out {
+			continue
+		}
+		for _, s := range mt.succsOf(b) {
+			if s > b {
+				in[s] = false
+			}
+		}
+	}
+	return ok
+}
+
+// sink moves the whole cost of a block into its predecessors when each of them can only continue
+// into it: whenever a predecessor completes, the block runs, so charging its cost one block
+// earlier is exact. It is done only when every predecessor charges already, so the block's
+// charge disappears and no new one appears. The entry block has the caller as a predecessor too
+// and keeps its cost. Walking backwards lets a cost move up a chain of such blocks.
+func (mt *meter) sink() {
+	mark := mt.mark[:len(mt.blocks)]
+	for i := range mark {
+		mark[i] = -1
+	}
+	for b := int32(len(mt.blocks)) - 1; b >= 2; b-- {
+		c := mt.blocks[b].cost
+		if c <= 0 {
+			continue
+		}
+		ps := mt.predsOf(b)
+		ok := len(ps) > 0
+		for _, p := range ps {
+			if p == b || mt.blocks[p].cost <= 0 {
+				ok = false
+				break
+			}
+			for _, s := range mt.succsOf(p) {
+				if s != b {
+					ok = false
+					break
+				}
+			}
+			if !ok {
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		mt.blocks[b].cost = 0
+		for _, p := range ps {
+			if mark[p] != b { // a predecessor named twice is charged once
+				mark[p] = b
+				mt.blocks[p].cost += c
+			}
+		}
+	}
+}
+
+// pushDown moves the whole cost of a block into each of its successors when every successor is
+// entered only from it: whenever one of them is entered, the block has run in full, so the
+// successor's charge can pay for it. The block then charges nothing, and each time it runs
+// exactly one successor charges instead, which is never more charges than before (the successors
+// that charged nothing before are entered no more often than the block). Costs are charged late
+// this way, never early: a check may see the counter higher than the fuel already spent, by at
+// most the cost of the blocks since the last join, but every call still pays its exact cost
+// before it returns, and a loop iteration or call level pays for itself before its next check,
+// since loop headers and function entries are joins. Walking forwards moves costs down chains of
+// such blocks to the last one before a join, a return or a trap.
+//
+// The entry block is left alone (its cost is charged by the callers when it can be, for free),
+// and so are blocks that call (they may charge their callees' entry costs anyway); hoist handles
+// those.
+func (mt *meter) pushDown() {
+	for b := int32(2); int(b) < len(mt.blocks); b++ {
+		blk := &mt.blocks[b]
+		if blk.cost <= 0 || blk.calls {
+			continue
+		}
+		ss := mt.succsOf(b)
+		if len(ss) == 0 { // a return or a trap: the block pays for itself
+			continue
+		}
+		ok := true
+		for _, s := range ss {
+			if s == exitBlock || mt.preds[s] != 1 {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			continue
+		}
+		for _, s := range ss {
+			mt.blocks[s].cost += blk.cost
+		}
+		blk.cost = 0
+	}
+}
+
 // hoist moves cost from the successors of a block into the block when every successor is entered
 // only from it: whichever successor runs, at least the smallest successor cost is spent, so
 // charging it one block earlier is exact. Successors entered only from one block come later in
 // the body than it (loop headers reached by a back edge have two predecessors), so walking
 // backwards hoists transitively.
+//
+// Only the entry block and blocks that call take cost this way: every other block whose
+// successors are all entered only from it has given its own cost to them (see pushDown), which
+// already leaves one charge per run of the block.
 func (mt *meter) hoist() {
-	n := len(mt.blocks)
-	mt.preds = resize(mt.preds, n)
-	mt.succStart = resize(mt.succStart, n+1)
-	for _, e := range mt.edges {
-		mt.preds[e.to]++
-		mt.succStart[e.from+1]++
-	}
-	for i := 1; i <= n; i++ {
-		mt.succStart[i] += mt.succStart[i-1]
-	}
-	mt.succs = resize(mt.succs, len(mt.edges))
-	fill := append([]int32(nil), mt.succStart[:n]...)
-	for _, e := range mt.edges {
-		mt.succs[fill[e.from]] = e.to
-		fill[e.from]++
-	}
-	for b := n - 1; b >= 1; b-- {
-		ss := mt.succs[mt.succStart[b]:mt.succStart[b+1]]
+	for b := int32(len(mt.blocks)) - 1; b >= 1; b-- {
+		if b != 1 && !mt.blocks[b].calls {
+			continue
+		}
+		ss := mt.succsOf(b)
 		if len(ss) == 0 {
 			continue
 		}
@@ -317,32 +534,116 @@ func resize(s []int32, n int) []int32 {
 	return s
 }
 
-// emit appends the metered body (instructions only) to dst, with its global and function indices
+// planArena allocates the plans of a module's bodies in chunks, so that they are neither copied
+// as they grow nor allocated one by one.
+type planArena struct {
+	blocks []pblock
+	calls  []callSite
+	shifts []shiftSite
+}
+
+const arenaChunk = 1 << 14
+
+// take returns n elements of *a, which the caller fills, and moves *a past them.
+func take[T any](a *[]T, n int) []T {
+	if cap(*a)-len(*a) < n {
+		*a = make([]T, 0, max(n, arenaChunk))
+	}
+	l := len(*a)
+	*a = (*a)[:l+n]
+	return (*a)[l : l+n : l+n]
+}
+
+// plan returns the plan of the body just analyzed, allocated from a, with its instructions
 // renumbered by mt.sh.
-func (mt *meter) emit(dst []byte, body []byte) ([]byte, error) {
-	r := newReader(body, 0)
-	in := &mt.in
-	next := 1 // blocks[0] is the exit pseudo block
-	for !r.done() {
-		for next < len(mt.blocks) && mt.blocks[next].at == r.pos {
-			b := mt.blocks[next]
-			if c := b.cost + b.adjust; c > 0 {
+func (mt *meter) plan(a *planArena) plan {
+	// Blocks that neither charge nor check nor call, and the exit pseudo block, are dropped (the
+	// entry block is kept: it may be charged by the callers); calls move to the kept blocks' new
+	// indexes.
+	keep := resize(mt.preds, len(mt.blocks)) // free after the analysis
+	mt.preds = keep
+	n := 0
+	for i, b := range mt.blocks[1:] {
+		keep[i+1] = -1
+		if b.cost != 0 || b.check || b.calls || i == 0 {
+			keep[i+1] = int32(n)
+			n++
+		}
+	}
+	var p plan
+	p.blocks = take(&a.blocks, n)
+	for i, b := range mt.blocks[1:] {
+		if k := keep[i+1]; k >= 0 {
+			p.blocks[k] = pblock{at: uint32(b.at), cost: uint32(b.cost), check: b.check}
+		}
+	}
+	p.calls = take(&a.calls, len(mt.calls))
+	for i, c := range mt.calls {
+		k := keep[c.block]
+		if k < 0 {
+			panic("BUG: a calling block was dropped")
+		}
+		p.calls[i] = callSite{k, c.callee}
+	}
+	mt.shifts = mt.shifts[:0]
+	for _, in := range mt.code {
+		var n uint32
+		switch in.op {
+		case opGlobalGet, opGlobalSet:
+			n = mt.sh.globalIdx(in.idx)
+		case opCall, opRefFunc:
+			n = mt.sh.funcIdx(in.idx)
+		default:
+			continue
+		}
+		if n != in.idx {
+			mt.shifts = append(mt.shifts, shiftSite(in.start))
+		}
+	}
+	p.shifts = take(&a.shifts, len(mt.shifts))
+	copy(p.shifts, mt.shifts)
+	return p
+}
+
+// emit appends the metered body (instructions only) to dst: body with the charges and checks of
+// its plan inserted and its instructions renumbered. adjust[i] is what block i charges for the
+// entries of the functions it calls (see rewriter.prepare), besides its own cost.
+func (mt *meter) emit(dst []byte, body []byte, p plan, adjust []int64) []byte {
+	pos := 0
+	bi, si := 0, 0
+	for bi < len(p.blocks) || si < len(p.shifts) {
+		if bi < len(p.blocks) && (si >= len(p.shifts) || p.blocks[bi].at <= uint32(p.shifts[si])) {
+			b := p.blocks[bi]
+			dst = append(dst, body[pos:b.at]...)
+			pos = int(b.at)
+			if c := int64(b.cost) + adjust[bi]; c > 0 {
 				dst = mt.charge(dst, c)
 			}
 			if b.check {
 				dst = append(dst, mt.checkCode...)
 			}
-			next++
+			bi++
+			continue
 		}
-		if err := readInstr(r, in); err != nil {
-			return nil, err
+		at := int(p.shifts[si])
+		dst = append(dst, body[pos:at]...)
+		op := body[at]
+		r := reader{buf: body, pos: at + 1}
+		idx, err := r.u32()
+		if err != nil {
+			panic("BUG: the index of a decoded instruction does not read again")
 		}
-		dst = mt.sh.appendInstr(dst, body, in)
+		if op == opGlobalGet || op == opGlobalSet {
+			idx = mt.sh.globalIdx(idx)
+		} else {
+			idx = mt.sh.funcIdx(idx)
+		}
+		dst = append(dst, op)
+		dst = appendU32(dst, idx)
+		pos = r.pos
+		si++
 	}
-	if next != len(mt.blocks) {
-		panic("BUG: charge point past the end of the body")
-	}
-	return dst, nil
+	return append(dst, body[pos:]...)
 }
 
 // indexShift renumbers the indices that the fuel imports displace. The fuel global takes global

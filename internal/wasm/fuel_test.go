@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -136,5 +137,131 @@ func testFuelExhaustion(t *testing.T, fm fuelMode) {
 		if c.negative && s.remaining() < -100 {
 			t.Errorf("%s: overdrawn by %d", c.fn, -s.remaining())
 		}
+	}
+}
+
+// TestMeterPlacement checks where the analysis puts charges and checks on hand-written bodies,
+// one case per placement rule: the charge points in body order, as cost and whether they check.
+// Exactness of every placement is TestPropertyFuelExact's job; this test pins down that the
+// reductions happen (and do not happen where they would be unsafe).
+func TestMeterPlacement(t *testing.T) {
+	const (
+		lget = 0x20
+		c1   = opI32Const
+	)
+	type site struct {
+		cost  int64
+		check bool
+	}
+	cases := []struct {
+		name string
+		body []byte
+		want []site
+	}{{
+		// Go's shape: the calls sit inside a loop whose header is reached from the entry without
+		// a call, so the header's check bounds the recursion and the entry needs none. (Two
+		// blocks call, which used to put a check at the entry.)
+		name: "calls behind a loop header",
+		body: []byte{
+			c1, 0, opDrop,
+			opLoop, 0x40, opCall, 0, opDrop, lget, 0, opIf, 0x40, opCall, 0, opDrop, opEnd, lget, 0, opBrIf, 0, opEnd,
+			opEnd},
+		want: []site{{1, false}, {3, true}, {1, false}, {2, false}},
+	}, {
+		name: "call before the loop",
+		body: []byte{
+			opCall, 0, opDrop,
+			opLoop, 0x40, opCall, 0, opDrop, lget, 0, opBrIf, 0, opEnd,
+			opEnd},
+		want: []site{{1, true}, {3, true}},
+	}, {
+		name: "a path to a call avoids the loop",
+		body: []byte{
+			lget, 0, opIf, 0x40, opCall, 0, opDrop, opEnd,
+			opLoop, 0x40, opCall, 0, opDrop, lget, 0, opBrIf, 0, opEnd,
+			opEnd},
+		want: []site{{2, true}, {1, false}, {3, true}},
+	}, {
+		name: "single calling block keeps its own check",
+		body: []byte{lget, 0, opIf, 0x40, opCall, 0, opDrop, opEnd, opEnd},
+		want: []site{{2, false}, {1, true}},
+	}, {
+		// The join's cost moves into both arms, which charge anyway, and the cheaper arm's
+		// into the if: two charges where there were three.
+		name: "join sunk into the arms",
+		body: []byte{
+			lget, 0, opIf, 0x40, c1, 1, opDrop, opElse, c1, 2, opDrop, c1, 3, opDrop, opEnd,
+			c1, 4, opDrop,
+			opEnd},
+		want: []site{{4, false}, {1, false}},
+	}, {
+		name: "join not sunk into an arm that charges nothing",
+		body: []byte{
+			lget, 0, opIf, 0x40, opElse, c1, 2, opDrop, opEnd,
+			c1, 4, opDrop,
+			opEnd},
+		want: []site{{2, false}, {1, false}, {1, false}},
+	}, {
+		// The loop header's cost moves into the entry and into the back edge's block; its check
+		// stays.
+		name: "loop header sunk into its predecessors",
+		body: []byte{
+			c1, 0, opDrop,
+			opLoop, 0x40, lget, 0, opIf, 0x40, c1, 1, opDrop, opBr, 1, opEnd, opEnd,
+			opEnd},
+		want: []site{{3, false}, {0, true}, {4, false}},
+	}, {
+		// A block whose successors are entered only from it (the arms of an if) gives them its
+		// cost: one charge per run instead of two.
+		name: "cost pushed down into the arms",
+		body: []byte{
+			opBlock, 0x40, lget, 0, opBrIf, 0,
+			c1, 0, opDrop, lget, 0, opIf, 0x40, c1, 1, opDrop, opElse, c1, 2, opDrop, c1, 3, opDrop, opEnd,
+			opEnd,
+			opEnd},
+		want: []site{{2, false}, {4, false}, {5, false}},
+	}, {
+		// Down a chain: the if's cost and the then arm's go to the inner if's arms; the else arm
+		// returns and pays for itself.
+		name: "cost pushed down a chain",
+		body: []byte{
+			opBlock, 0x40, lget, 0, opBrIf, 0,
+			lget, 0, opIf, 0x40,
+			/**/ c1, 1, opDrop, lget, 0, opIf, 0x40, c1, 1, opDrop, opElse, opNop, opEnd,
+			opElse, c1, 2, opDrop, opReturn, opEnd,
+			opEnd,
+			opEnd},
+		want: []site{{2, false}, {6, false}, {5, false}, {3, false}},
+	}, {
+		// A block that calls keeps its cost, and takes its arms' common part.
+		name: "a calling block is not pushed down",
+		body: []byte{
+			opBlock, 0x40, lget, 0, opBrIf, 0,
+			opCall, 0, opDrop, lget, 0, opIf, 0x40, c1, 1, opDrop, opElse, c1, 2, opDrop, c1, 3, opDrop, opEnd,
+			opEnd,
+			opEnd},
+		want: []site{{2, false}, {4, true}, {1, false}},
+	}, {
+		// A br_if back to its own header: the header is its own predecessor and keeps its cost.
+		name: "self loop",
+		body: []byte{c1, 0, opDrop, opLoop, 0x40, lget, 0, opBrIf, 0, opEnd, opEnd},
+		want: []site{{1, false}, {2, true}},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			mt := &meter{}
+			if err := mt.analyze(c.body); err != nil {
+				t.Fatal(err)
+			}
+			var got []site
+			for _, b := range mt.blocks[1:] {
+				if b.cost != 0 || b.check {
+					got = append(got, site{b.cost, b.check})
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("charge points %v, want %v", got, c.want)
+			}
+		})
 	}
 }

@@ -21,6 +21,14 @@ const blockTypeEmpty = -64 // 0x40 read as s33
 func readInstr(r *reader, in *instr) error {
 	in.start = r.pos
 	in.immFeature = ""
+	if readShort(r, in) {
+		return nil
+	}
+	return readLong(r, in)
+}
+
+// readLong is readInstr without the short cut.
+func readLong(r *reader, in *instr) error {
 	b, err := r.byte()
 	if err != nil {
 		return err
@@ -48,6 +56,50 @@ func readInstr(r *reader, in *instr) error {
 	}
 	in.end = r.pos
 	return nil
+}
+
+// readShort decodes the most common instructions, single-byte opcodes whose immediates are none
+// or single-byte LEB128s, without going through readImm. It reports false, having read nothing,
+// for every other instruction.
+func readShort(r *reader, in *instr) bool {
+	p, buf := r.pos, r.buf
+	if p >= len(buf) || buf[p] >= prefixGC {
+		return false
+	}
+	b := buf[p]
+	info := &ops1[b]
+	if !info.valid {
+		return false
+	}
+	switch info.imm {
+	case immNone:
+		p++
+	case immIdx:
+		if p+1 >= len(buf) || buf[p+1] >= 0x80 {
+			return false
+		}
+		in.idx = uint32(buf[p+1])
+		p += 2
+	case immI32:
+		if p+1 >= len(buf) || buf[p+1] >= 0x80 {
+			return false
+		}
+		in.bt = int64(int8(buf[p+1]<<1) >> 1) // sign-extend the 7-bit value
+		p += 2
+	case immMemarg:
+		// alignment below 0x40 (no memory index) and an offset below 0x80
+		if p+2 >= len(buf) || buf[p+1] >= 0x40 || buf[p+2] >= 0x80 {
+			return false
+		}
+		in.idx = uint32(buf[p+1])
+		p += 3
+	default:
+		return false
+	}
+	in.op = uint32(b)
+	r.pos = p
+	in.end = p
+	return true
 }
 
 func readImm(r *reader, in *instr, k immKind) error {

@@ -251,6 +251,11 @@ type rewriter struct {
 	analyze func(mt *meter, body []byte) error
 	// precharge enables caller-charged entries (see prepare).
 	precharge bool
+	// entryCost[i] >= 0 says that defined function i has its entry block charged by its direct
+	// callers (and by its export wrapper) instead of by itself, and what that costs.
+	entryCost []int64
+	// plans holds every body's analysis, from prepare to codeSection.
+	plans []plan
 	// wrappers lists the functions whose exports (or start) go through a wrapper that charges
 	// their entry block; wrapperOf maps them (by their index in the input) to the wrapper's
 	// function index in the output.
@@ -258,40 +263,38 @@ type rewriter struct {
 	wrapperOf map[uint32]uint32
 }
 
-// prepare decides which functions have their entry block charged by their callers. Charging at
-// the call site folds the callee's entry charge into the caller's charge for the block holding the
-// call, which costs nothing extra at run time, so a call to a small function pays no fuel code of
-// its own. That is possible only for functions that are never called indirectly (no ref.func or
-// element segment names them); those that are exported or the start function get a wrapper that
-// charges the entry block and calls them, and the export (or start) points at the wrapper.
+// prepare analyzes every body, keeping what emit needs in w.plans, and decides which functions
+// have their entry block charged by their callers. Charging at the call site folds the callee's
+// entry charge into the caller's charge for the block holding the call, which costs nothing extra
+// at run time, so a call to a small function pays no fuel code of its own. That is possible only
+// for functions that are never called indirectly (no ref.func or element segment names them);
+// those that are exported or the start function get a wrapper that charges the entry block and
+// calls them, and the export (or start) points at the wrapper.
 func (w *rewriter) prepare() error {
 	m := w.m
 	mt := &w.mt
 	mt.numImported = m.NumImportedFuncs
-	mt.entryCost = make([]int64, len(m.Code))
-	for i := range mt.entryCost {
-		mt.entryCost[i] = -1
-	}
-	mt.self = -1
-	if !w.precharge {
-		return nil
-	}
-	mt.adjustCalls = false
+	w.entryCost = make([]int64, len(m.Code))
+	w.plans = make([]plan, len(m.Code))
+	var arena planArena
 	for i, c := range m.Code {
 		idx := m.NumImportedFuncs + uint32(i)
-		if m.referenced != nil && m.referenced[idx] {
-			continue
-		}
 		if err := w.analyze(mt, c.Body); err != nil {
 			return fmt.Errorf("section code: function %d: %w", idx, err)
 		}
-		mt.entryCost[i] = mt.blocks[1].cost
+		w.plans[i] = mt.plan(&arena)
+		w.entryCost[i] = -1
+		if w.precharge && (m.referenced == nil || !m.referenced[idx]) {
+			w.entryCost[i] = int64(w.plans[i].blocks[0].cost)
+		}
 	}
-	mt.adjustCalls = true
+	if !w.precharge {
+		return nil
+	}
 	w.wrapperOf = map[uint32]uint32{}
 	next := w.sh.funcIdx(m.NumFuncs()) // the wrappers follow every function, the hook included
 	wrap := func(idx uint32) {
-		if idx < m.NumImportedFuncs || mt.entryCost[idx-m.NumImportedFuncs] <= 0 {
+		if idx < m.NumImportedFuncs || w.entryCost[idx-m.NumImportedFuncs] <= 0 {
 			return
 		}
 		if _, ok := w.wrapperOf[idx]; ok {
@@ -341,7 +344,7 @@ func (w *rewriter) functionSection(payload []byte) []byte {
 func (w *rewriter) appendWrapper(dst []byte, f uint32) []byte {
 	i := f - w.m.NumImportedFuncs
 	body := []byte{0x00} // no locals
-	body = w.mt.charge(body, w.mt.entryCost[i])
+	body = w.mt.charge(body, w.entryCost[i])
 	for j := range w.m.Types[w.m.FuncTypeIndices[i]].Params {
 		body = append(body, 0x20)
 		body = appendU32(body, uint32(j))
@@ -529,20 +532,28 @@ func (w *rewriter) codeSection() ([]byte, error) {
 	}
 	p := appendU32(make([]byte, 0, total+total/4+16), uint32(len(w.m.Code)+len(w.wrappers)))
 	var body []byte
+	var adjust []int64
 	for i, c := range w.m.Code {
-		fn := w.m.NumImportedFuncs + uint32(i)
-		w.mt.self = i
-		if err := w.analyze(&w.mt, c.Body); err != nil {
-			return nil, fmt.Errorf("function %d: %w", fn, err)
+		pl := w.plans[i]
+		if cap(adjust) < len(pl.blocks) {
+			adjust = make([]int64, len(pl.blocks))
+		}
+		adjust = adjust[:len(pl.blocks)]
+		clear(adjust)
+		for _, cs := range pl.calls {
+			if ec := w.entryCost[cs.callee]; ec > 0 {
+				adjust[cs.block] += ec
+			}
+		}
+		if w.entryCost[i] >= 0 {
+			pl.blocks[0].cost = 0 // charged by the caller or the export wrapper
 		}
 		body = append(body[:0], c.full[:len(c.full)-len(c.Body)]...) // local declarations
-		var err error
-		if body, err = w.mt.emit(body, c.Body); err != nil {
-			return nil, fmt.Errorf("function %d: %w", fn, err)
-		}
+		body = w.mt.emit(body, c.Body, pl, adjust)
 		p = appendU32(p, uint32(len(body)))
 		p = append(p, body...)
 	}
+	w.plans = nil
 	for _, f := range w.wrappers {
 		p = w.appendWrapper(p, f)
 	}

@@ -12,15 +12,14 @@ import (
 // before the instruction, with no blocks, merging, hoisting or checks. It is obviously exact, so
 // for a call that returns normally the optimized placement must consume the same fuel.
 func naiveAnalyze(mt *meter, body []byte) error {
+	if err := mt.decode(body); err != nil {
+		return err
+	}
 	mt.blocks = append(mt.blocks[:0], bblock{at: -1, check: true})
-	r := newReader(body, 0)
-	for !r.done() {
-		at := r.pos
-		if err := readInstr(r, &mt.in); err != nil {
-			return err
-		}
-		if c := cost(mt.in.op); c > 0 {
-			mt.blocks = append(mt.blocks, bblock{at: at, cost: c})
+	mt.calls = mt.calls[:0]
+	for _, in := range mt.code {
+		if c := cost(in.op); c > 0 {
+			mt.blocks = append(mt.blocks, bblock{at: int(in.start), cost: c})
 		}
 	}
 	return nil
@@ -38,6 +37,9 @@ type progGen struct {
 	labels []byte // 'f' function, 'b' block or if, 'l' loop
 	loops  int    // counter locals used
 	budget int    // statements left
+	// unbounded lets calls go to any function, the caller included (recursion), and loops run
+	// forever, so that only the fuel checks can stop a call.
+	unbounded bool
 }
 
 const (
@@ -140,7 +142,11 @@ func (g *progGen) stmt(depth int) {
 		g.labels = append(g.labels, 'l')
 		g.stmts(depth + 1)
 		g.labels = g.labels[:len(g.labels)-1]
-		g.op(0x20, c, opI32Const, 0x01, 0x6b, 0x22, c, opBrIf, 0x00, opEnd)
+		if g.unbounded && g.draw(0, 1, "forever") == 1 {
+			g.op(opBr, 0x00, opEnd)
+		} else {
+			g.op(0x20, c, opI32Const, 0x01, 0x6b, 0x22, c, opBrIf, 0x00, opEnd)
+		}
 	case k == 8:
 		if d := g.target(); d >= 0 {
 			g.expr(0)
@@ -167,6 +173,11 @@ func (g *progGen) stmt(depth int) {
 		g.expr(0)
 		g.op(opReturn)
 		g.dead(depth)
+	case k == 12 && g.unbounded:
+		g.expr(0)
+		g.expr(0)
+		g.op(opCall, byte(g.draw(0, g.nfuncs-1, "callee")))
+		g.op(0x21, byte(genParams+g.draw(0, genLocals-1, "set")))
 	case k == 12 && g.fn+1 < g.nfuncs:
 		g.expr(0)
 		g.expr(0)
@@ -210,11 +221,13 @@ func (g *progGen) dead(depth int) {
 }
 
 // genModule writes a module with nfuncs functions of type (i32 i32) -> i32, exported as f0, f1, ...
-func genModule(t *rapid.T) []byte {
+func genModule(t *rapid.T) []byte { return genModuleOf(t, false) }
+
+func genModuleOf(t *rapid.T, unbounded bool) []byte {
 	nfuncs := rapid.IntRange(1, 4).Draw(t, "functions")
 	var code []byte
 	for i := 0; i < nfuncs; i++ {
-		g := &progGen{t: t, fn: i, nfuncs: nfuncs, labels: []byte{'f'}, budget: 30}
+		g := &progGen{t: t, fn: i, nfuncs: nfuncs, labels: []byte{'f'}, budget: 30, unbounded: unbounded}
 		g.op(0x01, genLocals+genCounters, byte(I32)) // locals
 		g.stmts(0)
 		g.op(0x20, genParams, opEnd)
@@ -305,6 +318,64 @@ func testPropertyFuelExact(t *testing.T, fm fuelMode) {
 	})
 	if fm.hook() && hookCalls == 0 {
 		t.Fatal("no program called the hook")
+	}
+}
+
+// TestPropertyUnboundedChecked runs random programs that may recurse (directly or through other
+// functions) and loop forever, with little fuel: every call must return normally within its fuel
+// or stop with fuel exhaustion, never run on until wazero's call stack overflows (its interpreter
+// allows 2000 frames, and each call level costs at least 1, so with 1500 fuel a call level without
+// a check would be found) or forever. The oracle's fuel count must match whenever the call
+// returns.
+func TestPropertyUnboundedChecked(t *testing.T) {
+	for _, fm := range fuelModes {
+		t.Run(fm.name, func(t *testing.T) { testPropertyUnboundedChecked(t, fm) })
+	}
+}
+
+func testPropertyUnboundedChecked(t *testing.T, fm fuelMode) {
+	const fuel = 1500
+	s := fm.sandbox(t)
+	exhausted := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		b := genModuleOf(rt, true)
+		m, err := Decode(b, Limits{})
+		if err != nil {
+			rt.Fatalf("generated module does not decode: %v", err)
+		}
+		out, err := Instrument(m, fm.opts)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		naive, err := instrument(m, fm.opts, naiveAnalyze)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		a0 := uint64(rapid.Uint32().Draw(rt, "a"))
+		a1 := uint64(rapid.Uint32Range(0, 20).Draw(rt, "b"))
+		run := func(bin []byte) (int64, error) {
+			m := s.instantiateT(rt, bin)
+			defer m.Close(s.ctx)
+			_, used, err := s.call(m, fuel, "f0", a0, a1)
+			return used, err
+		}
+		used, err := run(out)
+		if err != nil {
+			if !fm.exhausted(err) || s.remaining() >= 0 {
+				rt.Fatalf("with %d fuel: %v, remaining %d; want a normal return or exhaustion", fuel, err, s.remaining())
+			}
+			exhausted++
+			return
+		}
+		if used > fuel {
+			rt.Fatalf("returned normally after using %d of %d fuel", used, fuel)
+		}
+		if want, err := run(naive); err != nil || want != used {
+			rt.Fatalf("metered run used %d fuel, the per-instruction oracle %d (%v)", used, want, err)
+		}
+	})
+	if exhausted == 0 {
+		t.Fatal("no program ran out of fuel")
 	}
 }
 

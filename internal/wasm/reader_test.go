@@ -76,3 +76,35 @@ func TestLEB_Errors(t *testing.T) {
 		}
 	}
 }
+
+// TestPropertyReadShort checks readInstr's short cut against the general decoder on random
+// bytes: the same instruction, immediates and end, or the short cut declines.
+func TestPropertyReadShort(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		b := rapid.SliceOfN(rapid.Byte(), 1, 6).Draw(rt, "bytes")
+		var fast, slow instr
+		rf, rs := newReader(b, 0), newReader(b, 0)
+		if !readShort(rf, &fast) {
+			if rf.pos != 0 {
+				rt.Fatalf("declined after reading %d bytes", rf.pos)
+			}
+			return
+		}
+		if err := readLong(rs, &slow); err != nil {
+			rt.Fatalf("short cut read % x, the general decoder fails: %v", b, err)
+		}
+		if fast.op != slow.op || fast.end != slow.end || rf.pos != rs.pos || fast.immFeature != slow.immFeature {
+			rt.Fatalf("% x: short cut op %#x end %d, general op %#x end %d", b, fast.op, fast.end, slow.op, slow.end)
+		}
+		switch lookupOp(fast.op).imm {
+		case immIdx, immMemarg:
+			if fast.idx != slow.idx {
+				rt.Fatalf("% x: index %d, want %d", b, fast.idx, slow.idx)
+			}
+		case immI32:
+			if fast.bt != slow.bt {
+				rt.Fatalf("% x: constant %d, want %d", b, fast.bt, slow.bt)
+			}
+		}
+	})
+}
