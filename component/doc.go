@@ -37,4 +37,30 @@
 // checked against the bytes that remain before anything is allocated for them, nesting is bounded
 // (MaxNesting, MaxTypeDepth), types are bounded in size (MaxTypeSize) and type checking has a
 // budget of work. A fuzz target (fuzz/component_fuzz_test.go) exercises this.
+//
+// # Running components
+//
+// Compile decodes a component and compiles its core modules through package engine (metered and
+// limited; the engine caches compiled modules by content), and works out the link plan once: where
+// each core function, memory, table and global comes from, a small glue module for each bundle of
+// core exports passed to an instantiation (wit-component's shim and fixup tables included), and
+// one host module holding the canon lower and resource.new/drop/rep trampolines with their
+// flattened signatures.
+//
+// A Linker holds the host side: functions by interface ("wasi:io/streams@0.2.0#write") written as
+// typed Go functions (package abi's typed mapping) or dynamic HostFuncs over abi.Value, and host
+// resource types with destructors. Versioned interface names match semver-compatible versions.
+// Linker.Instantiate walks the component's definitions in order in one engine.Store, which then
+// is the component instance: all its core instances share the store's fuel and count against its
+// instance limit. The resulting ComponentInstance calls exports by name ("f" or "iface#f") with
+// abi values (Call) or through Go functions bound once (Bind), keeps a resource handle table with
+// own and borrow handles, lend counts and per-call borrow scopes, runs destructors on
+// resource.drop, and enforces the may_enter and may_leave rules of CanonicalABI.md.
+//
+// Nested components become component instances of their own inside the same store, with their
+// own handle tables and may_enter flags; a call between two of them is a canon lower in one
+// fused with a canon lift in the other, values passing through abi.Value. Refused with
+// ErrRuntimeUnsupported: instantiating the same nested component twice in one instance tree
+// (trampolines find their instance through the store), imported or outer-aliased components and
+// core modules, and component start functions.
 package component

@@ -92,3 +92,24 @@ func q(s string) string {
 	}
 	return "`" + s + "`"
 }
+
+// Sentinel errors of the runtime (Compile, Linker, ComponentInstance). Each error returned by
+// them wraps one of these or an error of package engine or abi.
+var (
+	// ErrMissingImport means the linker defines nothing that satisfies an import of the
+	// component (or no version of it that is semver-compatible).
+	ErrMissingImport = errors.New("missing import")
+	// ErrLinkType means a linker definition does not fit the type the component imports it at.
+	ErrLinkType = errors.New("import type mismatch")
+	// ErrNoExport means the instance has no export of the requested name and kind.
+	ErrNoExport = errors.New("no such export")
+	// ErrReentrance is the spec's may_enter / may_leave trap: a call into an instance that is
+	// already running, or a guest leaving the instance while it must not (inside realloc or
+	// post-return).
+	ErrReentrance = errors.New("instance is already running")
+	// ErrRuntimeUnsupported means instantiation needs a component-model feature the runtime does
+	// not implement yet; the message names it.
+	ErrRuntimeUnsupported = errors.New("unsupported by the component runtime")
+	// ErrBind means a Go function does not fit the component function it is bound to.
+	ErrBind = errors.New("cannot bind Go function")
+)

@@ -92,7 +92,7 @@ func TestInspectErrors(t *testing.T) {
 		{"no file", []string{"inspect"}, exitUsage, "Usage: kobako inspect FILE.wasm"},
 		{"two files", []string{"inspect", "a.wasm", "b.wasm"}, exitUsage, "Usage: kobako inspect FILE.wasm"},
 		{"bad flag", []string{"inspect", "-x", "a.wasm"}, exitUsage, "flag provided but not defined: -x"},
-		{"missing", []string{"inspect", filepath.Join(dir, "missing.wasm")}, exitError, "no such file or directory"},
+		{"missing", []string{"inspect", filepath.Join(dir, "missing.wasm")}, exitError, "missing.wasm"},
 		{"garbage", []string{"inspect", garbage}, exitError, "error: inspect " + garbage + ": "},
 		{"truncated component", []string{"inspect", truncated}, exitError, "component"},
 	}

@@ -52,3 +52,11 @@ clang --target=wasm32-wasi -O2 -Wl,--strip-all -o "$tmp/hello.core.wasm" hello.c
 "$jco" new "$tmp/hello.core.wasm" --wasi-command -o hello.wasm >/dev/null
 
 chmod 0644 ./*.wasm refuse/*.wasm invalid/*.wasm
+
+# Runtime fixtures (runtime/, used by component/runtime_*_test.go): components whose core modules
+# really compute, in the component text format, and the freestanding C plugin componentized by
+# wit-component without an adapter.
+(cd "$tmp" && node parse.mjs "$here"/runtime/*.wat)
+clang --target=wasm32 -O2 -nostdlib -Wl,--no-entry -Wl,--strip-all -o "$tmp/plugin.core.wasm" runtime/plugin.c
+(cd "$tmp" && node componentize.mjs "$tmp/plugin.core.wasm" "$here/runtime/wit/plugin.wit" tool-plugin "$here/runtime/plugin.wasm")
+chmod 0644 runtime/*.wasm

@@ -1,0 +1,305 @@
+package component
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/kobako/kobako/abi"
+	"github.com/kobako/kobako/engine"
+)
+
+var (
+	ctxType = reflect.TypeFor[context.Context]()
+	errType = reflect.TypeFor[error]()
+)
+
+// checkGoFunc checks the shape func(context.Context, P...) (R?, error?).
+func checkGoFunc(v reflect.Value) error {
+	if !v.IsValid() || v.Kind() != reflect.Func || v.IsNil() {
+		return fmt.Errorf("%w: expected a non-nil Go function, found %s", ErrBind, v.Kind())
+	}
+	t := v.Type()
+	if t.IsVariadic() {
+		return fmt.Errorf("%w: variadic function %s", ErrBind, t)
+	}
+	if t.NumIn() == 0 || t.In(0) != ctxType {
+		return fmt.Errorf("%w: %s: the first parameter must be context.Context", ErrBind, t)
+	}
+	_, _, err := goResults(t)
+	return err
+}
+
+// goResults says whether a Go function type has a value result and an error result.
+func goResults(t reflect.Type) (hasValue, hasErr bool, err error) {
+	switch t.NumOut() {
+	case 0:
+		return false, false, nil
+	case 1:
+		if t.Out(0) == errType {
+			return false, true, nil
+		}
+		return true, false, nil
+	case 2:
+		if t.Out(1) == errType && t.Out(0) != errType {
+			return true, true, nil
+		}
+	}
+	return false, false, fmt.Errorf("%w: %s: results must be (R, error), R, error or nothing", ErrBind, t)
+}
+
+// goSignature holds the codecs between a Go function type and a component function type.
+type goSignature struct {
+	params   []*abi.Codec
+	result   *abi.Codec
+	hasValue bool
+	hasErr   bool
+}
+
+// matchGo checks that Go function type t (with its context parameter first) fits ft and builds
+// the codecs, once, when a function is bound (wasmtime's typed-function check).
+func matchGo(t reflect.Type, ft *abi.FuncType) (*goSignature, error) {
+	ps := ft.Params()
+	if t.NumIn()-1 != len(ps) {
+		return nil, fmt.Errorf("%w: %s has %d parameters after the context, %s has %d", ErrBind, t, t.NumIn()-1, ft, len(ps))
+	}
+	sig := &goSignature{}
+	var err error
+	if sig.hasValue, sig.hasErr, err = goResults(t); err != nil {
+		return nil, err
+	}
+	for i, p := range ps {
+		c, err := abi.NewCodec(t.In(i+1), p.Type)
+		if err != nil {
+			return nil, fmt.Errorf("%w: parameter %d (%s): %w", ErrBind, i, p.Name, err)
+		}
+		sig.params = append(sig.params, c)
+	}
+	rs := ft.Results()
+	switch {
+	case len(rs) == 1 && sig.hasValue:
+		if sig.result, err = abi.NewCodec(t.Out(0), rs[0]); err != nil {
+			return nil, fmt.Errorf("%w: result: %w", ErrBind, err)
+		}
+	case len(rs) == 0 && !sig.hasValue:
+	default:
+		return nil, fmt.Errorf("%w: %s and %s disagree on the number of results", ErrBind, t, ft)
+	}
+	return sig, nil
+}
+
+// typedHost adapts a typed Go host function to a HostFunc for function type ft.
+func typedHost(fn reflect.Value, ft *abi.FuncType) (HostFunc, error) {
+	sig, err := matchGo(fn.Type(), ft)
+	if err != nil {
+		return nil, err
+	}
+	t := fn.Type()
+	return func(ctx context.Context, args []abi.Value) ([]abi.Value, error) {
+		in := make([]reflect.Value, len(args)+1)
+		in[0] = reflect.ValueOf(ctx)
+		for i, a := range args {
+			p := reflect.New(t.In(i + 1))
+			if err := sig.params[i].FromValue(a, p.Interface()); err != nil {
+				return nil, fmt.Errorf("argument %d: %w", i, err)
+			}
+			in[i+1] = p.Elem()
+		}
+		out := fn.Call(in)
+		if sig.hasErr {
+			if e := out[len(out)-1]; !e.IsNil() {
+				return nil, e.Interface().(error)
+			}
+		}
+		if !sig.hasValue {
+			return nil, nil
+		}
+		v, err := sig.result.ToValue(out[0].Interface())
+		if err != nil {
+			return nil, fmt.Errorf("result: %w", err)
+		}
+		return []abi.Value{v}, nil
+	}, nil
+}
+
+// Func is an exported component function of an instance.
+type Func struct {
+	in   *ComponentInstance
+	name string
+	impl *funcImpl
+}
+
+// Name returns the export name the function was found under ("iface#f" or "f").
+func (f *Func) Name() string { return f.name }
+
+// Type returns the function's abi type (with this instance's resource types).
+func (f *Func) Type() *abi.FuncType { return f.impl.ft }
+
+// Call calls the function with dynamic values. It fails with ErrReentrance if the instance is
+// already running (a host function called by the guest calling back in, or another goroutine).
+func (f *Func) Call(ctx context.Context, args ...abi.Value) ([]abi.Value, error) {
+	res, err := f.impl.callFrom(ctx, args, true)
+	if err != nil {
+		return nil, fmt.Errorf("component: call %s: %w", f.name, err)
+	}
+	return res, nil
+}
+
+// Bind sets *fnPtr, a pointer to a variable of a Go function type func(context.Context,
+// P...) (R, error) (or (error) for a function without result), to a function calling f with
+// the typed mapping of package abi. The Go types are checked against f's type once, here.
+func (f *Func) Bind(fnPtr any) error {
+	pv := reflect.ValueOf(fnPtr)
+	if pv.Kind() != reflect.Pointer || pv.IsNil() || pv.Elem().Kind() != reflect.Func {
+		return fmt.Errorf("component: bind %s: %w: expected a pointer to a func variable, found %T", f.name, ErrBind, fnPtr)
+	}
+	t := pv.Elem().Type()
+	if t.IsVariadic() || t.NumIn() == 0 || t.In(0) != ctxType {
+		return fmt.Errorf("component: bind %s: %w: %s: the first parameter must be context.Context", f.name, ErrBind, t)
+	}
+	sig, err := matchGo(t, f.impl.ft)
+	if err != nil {
+		return fmt.Errorf("component: bind %s: %w", f.name, err)
+	}
+	if !sig.hasErr {
+		return fmt.Errorf("component: bind %s: %w: %s must return an error last", f.name, ErrBind, t)
+	}
+	fn := reflect.MakeFunc(t, func(in []reflect.Value) []reflect.Value {
+		fail := func(err error) []reflect.Value {
+			out := make([]reflect.Value, t.NumOut())
+			for i := range out {
+				out[i] = reflect.Zero(t.Out(i))
+			}
+			out[len(out)-1] = reflect.ValueOf(&err).Elem()
+			return out
+		}
+		ctx, _ := in[0].Interface().(context.Context)
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		args := make([]abi.Value, len(in)-1)
+		for i := range args {
+			v, err := sig.params[i].ToValue(in[i+1].Interface())
+			if err != nil {
+				return fail(fmt.Errorf("component: call %s: argument %d: %w", f.name, i, err))
+			}
+			args[i] = v
+		}
+		res, err := f.Call(ctx, args...)
+		if err != nil {
+			return fail(err)
+		}
+		out := []reflect.Value{}
+		if sig.hasValue {
+			p := reflect.New(t.Out(0))
+			if err := sig.result.FromValue(res[0], p.Interface()); err != nil {
+				return fail(fmt.Errorf("component: call %s: result: %w", f.name, err))
+			}
+			out = append(out, p.Elem())
+		}
+		return append(out, reflect.Zero(errType))
+	})
+	pv.Elem().Set(fn)
+	return nil
+}
+
+// Call calls the exported function name ("iface#f", or "f" at the root) with dynamic values.
+func (in *ComponentInstance) Call(ctx context.Context, name string, args ...abi.Value) ([]abi.Value, error) {
+	f, err := in.Func(name)
+	if err != nil {
+		return nil, err
+	}
+	return f.Call(ctx, args...)
+}
+
+// Bind binds the exported function name to the Go function variable *fnPtr (see Func.Bind).
+func (in *ComponentInstance) Bind(name string, fnPtr any) error {
+	f, err := in.Func(name)
+	if err != nil {
+		return err
+	}
+	return f.Bind(fnPtr)
+}
+
+// call runs a component function on behalf of the host: a lifted export through canon lift
+// (CanonicalABI.md#canon-lift), or, when a component re-exports an import, the host function.
+func (f *funcImpl) call(ctx context.Context, args []abi.Value) ([]abi.Value, error) {
+	return f.callFrom(ctx, args, false)
+}
+
+// callFrom runs the function; top is true when the host makes the call, not a guest through a
+// trampoline. engine refuels and restarts the deadline for every call it sees from outside the
+// guest, and a top-level component call is several of those (realloc for each string or list
+// argument, the export, post-return), so the call's fuel and deadline are accounted here, across
+// all of them, or a guest could multiply its budget by its argument count.
+func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) ([]abi.Value, error) {
+	if f.host != nil {
+		return f.host(ctx, args)
+	}
+	in := f.owner
+	if !in.busy.CompareAndSwap(false, true) {
+		return nil, fmt.Errorf("%w: may_enter is false", ErrReentrance)
+	}
+	defer in.busy.Store(false)
+	if in.dead != nil {
+		return nil, in.dead
+	}
+	meter := func() error { return nil }
+	if top {
+		lim := in.store.Limits()
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, lim.Deadline)
+		defer cancel()
+		var used uint64
+		meter = func() error {
+			used += in.store.FuelConsumed()
+			if used > lim.Fuel {
+				in.dead = fmt.Errorf("%w: a previous call ran out of fuel", engine.ErrInstanceUnavailable)
+				return fmt.Errorf("%w: the call used %d fuel across realloc, the export and post-return, over the limit of %d", engine.ErrFuelExhausted, used, lim.Fuel)
+			}
+			return nil
+		}
+	}
+	core, err := in.coreFunc(f.lift.CoreFunc)
+	if err != nil {
+		return nil, err
+	}
+	cx, err := in.callContext(ctx, &f.lift.Options)
+	if err != nil {
+		return nil, err
+	}
+	if realloc := cx.Realloc; realloc != nil && top {
+		cx.Realloc = func(old, oldSize, align, size uint32) (uint32, error) {
+			p, err := realloc(old, oldSize, align, size)
+			if err == nil {
+				err = meter()
+			}
+			return p, err
+		}
+	}
+	if f.lift.Options.HasPostReturn {
+		pr, err := in.coreFunc(f.lift.Options.PostReturn)
+		if err != nil {
+			return nil, err
+		}
+		cx.PostReturn = func(flat []uint64) error {
+			if _, err := pr.Call(ctx, flat...); err != nil {
+				return err
+			}
+			return meter()
+		}
+	}
+	res, err := f.ft.CallExport(cx, args, func(flat []uint64) ([]uint64, error) {
+		in.mayLeave = true
+		defer func() { in.mayLeave = false }()
+		res, err := core.Call(ctx, flat...)
+		if err == nil {
+			err = meter()
+		}
+		return res, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}

@@ -1,0 +1,164 @@
+package component
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/kobako/kobako/abi"
+	"github.com/kobako/kobako/engine"
+)
+
+// trampState is what a trampoline needs in one instance, resolved on its first call.
+type trampState struct {
+	callee *funcImpl         // canon lower
+	rt     *abi.ResourceType // resource built-ins
+}
+
+// hostModule builds the host module of the component's trampolines: canon lower (the guest
+// calling an import, CanonicalABI.md#canon-lower) and the resource built-ins
+// (CanonicalABI.md#canon-resourcenew and following), each with the flattened core signature the
+// decoder validated. It is built once per compiled component and shared by every instance
+// (engine compiles a host module once per engine); each call finds its instance through the
+// store it runs in.
+func (cc *Compiled) hostModule() *engine.HostModule {
+	hm := &engine.HostModule{Name: canonModule}
+	for k, cn := range cc.tramps {
+		hm.Funcs = append(hm.Funcs, engine.HostFunc{
+			Name:    cc.trampName(k),
+			Params:  engineTypes(cn.CoreType.Params),
+			Results: engineTypes(cn.CoreType.Results),
+			Fn: func(ctx context.Context, c *engine.Caller, stack []uint64) {
+				in, _ := c.Store().Data(cc).(*ComponentInstance)
+				if in == nil {
+					panic(fmt.Errorf("component: BUG: trampoline %d called in a store without an instance", k))
+				}
+				if err := in.trampoline(ctx, k, stack); err != nil {
+					panic(fmt.Errorf("component: canon %s: %w", cn.Kind, err))
+				}
+			},
+		})
+	}
+	return hm
+}
+
+// trampName names trampoline k for traps and stack traces: "t3 canon lower log".
+func (cc *Compiled) trampName(k int) string {
+	cn := cc.tramps[k]
+	name := "t" + strconv.Itoa(k) + " canon " + cn.Kind.String()
+	switch cn.Kind {
+	case CanonLower:
+		if int(cn.FuncIndex) < len(cc.comp.Funcs) {
+			switch d := cc.comp.Funcs[cn.FuncIndex].Def.(type) {
+			case *Alias:
+				name += " " + d.Name
+			case *Import:
+				name += " " + d.Name.Raw
+			}
+		}
+	default:
+		r := cn.Resource.Resource.Name
+		if r == "" {
+			r = cc.resourceNames[cn.Resource.Resource]
+		}
+		name += " " + r
+	}
+	return name
+}
+
+func engineTypes(ts []CoreValType) []engine.ValueType {
+	out := make([]engine.ValueType, len(ts))
+	for i, t := range ts {
+		out[i] = engine.ValueType(t)
+	}
+	return out
+}
+
+func (in *ComponentInstance) tramp(k int) (*trampState, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.trampLocked(k)
+}
+
+func (in *ComponentInstance) trampLocked(k int) (*trampState, error) {
+	if ts := in.tramps[k]; ts != nil {
+		return ts, nil
+	}
+	cn := in.cc.tramps[k]
+	ts := &trampState{}
+	switch cn.Kind {
+	case CanonLower:
+		f, err := in.resolveFunc(cn.FuncIndex, 0)
+		if err != nil {
+			return nil, err
+		}
+		// The lowered type is the canon's own (with this instance's resources); it equals
+		// the callee's by validation.
+		ft, err := in.types.Func(cn.Func)
+		if err != nil {
+			return nil, err
+		}
+		ts.callee = &funcImpl{ft: ft, lift: f.lift, host: f.host, owner: f.owner}
+	default:
+		ts.rt = in.rtypes[cn.Resource.Resource]
+		if ts.rt == nil {
+			return nil, fmt.Errorf("BUG: resource %s has no type in this instance", cn.Resource)
+		}
+	}
+	in.tramps[k] = ts
+	return ts, nil
+}
+
+// trampoline runs trampoline k for a guest call with the core arguments in stack, writing the
+// core results back into it.
+func (in *ComponentInstance) trampoline(ctx context.Context, k int, stack []uint64) error {
+	ts, err := in.tramp(k)
+	if err != nil {
+		return err
+	}
+	cn := in.cc.tramps[k]
+	switch cn.Kind {
+	case CanonLower:
+		if !in.mayLeave {
+			return fmt.Errorf("%w: may_leave is false (an import called from realloc, post-return or a lift)", ErrReentrance)
+		}
+		cx, err := in.callContext(ctx, &cn.Options)
+		if err != nil {
+			return err
+		}
+		n := len(cn.CoreType.Params)
+		in.mayLeave = false
+		defer func() { in.mayLeave = true }()
+		out, err := ts.callee.ft.ServeImport(cx, stack[:n], func(args []abi.Value) ([]abi.Value, error) {
+			// A lifted function of another component instance (a parent's or a nested
+			// one's) is called through its own canon lift; one of this very instance
+			// fails may_enter.
+			return ts.callee.call(ctx, args)
+		})
+		if err != nil {
+			return err
+		}
+		copy(stack, out)
+	case CanonResourceNew:
+		h, err := in.table.New(ts.rt, uint32(stack[0]))
+		if err != nil {
+			return err
+		}
+		stack[0] = uint64(h)
+	case CanonResourceRep:
+		rep, err := in.table.Rep(ts.rt, uint32(stack[0]))
+		if err != nil {
+			return err
+		}
+		stack[0] = uint64(rep)
+	case CanonResourceDrop:
+		rep, own, err := in.table.Drop(ts.rt, uint32(stack[0]))
+		if err != nil {
+			return err
+		}
+		if own {
+			return in.destroy(ctx, ts.rt, rep)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,425 @@
+package component
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strconv"
+
+	"github.com/kobako/kobako/engine"
+)
+
+// Compiled is a decoded component whose core modules are compiled through an engine, with the
+// static link plan worked out once: where every core function, memory, table and global comes
+// from, the glue modules that bundle core items for instantiation arguments, and the host module
+// of canon lower and resource built-in trampolines. A Compiled is immutable and may be
+// instantiated any number of times, concurrently, in separate stores.
+type Compiled struct {
+	comp   *Component
+	engine *engine.Engine
+
+	modules []*engine.Module // by core module index
+	nested  []*Compiled      // by component index: nested components defined inline
+	// coreInsts describes every core instance index.
+	coreInsts []coreInstPlan
+	// refs locate the core funcs, memories, tables and globals by index.
+	funcs, mems, tables, globals []coreRef
+	// tramps lists the canon definitions that become host functions (lower, resource.*), in
+	// the order of the host module's functions "t0", "t1", ….
+	tramps   []*Canon
+	trampIdx map[*Canon]int
+	host     *engine.HostModule
+	// coreInstOf maps a *CoreInstance definition to its index, instOf an *Instance.
+	coreInstOf map[*CoreInstance]int
+	instOf     map[*Instance]int
+	// resources lists the component's own resource types (resource type definitions).
+	resources []*Resource
+	// resourceNames names the resources that have no name of their own, for messages.
+	resourceNames map[*Resource]string
+}
+
+// resourceNames finds the names the component's own resource types are exported under:
+// directly, or through a nested component that re-exports the type it imports (wit-component's
+// shims for exported interfaces).
+func resourceNames(c *Component) map[*Resource]string {
+	names := map[*Resource]string{}
+	res := func(c *Component, i uint32) *Resource {
+		if int(i) < len(c.Types) {
+			if rt, ok := c.Types[i].Type.(*ResourceType); ok {
+				return rt.Resource
+			}
+		}
+		return nil
+	}
+	for _, e := range c.Exports {
+		if r := res(c, e.Index); e.Sort == SortType && r != nil && names[r] == "" {
+			names[r] = e.Name.Raw
+		}
+	}
+	for _, d := range c.Definitions {
+		inst, ok := d.(*Instance)
+		if !ok || inst.FromExports || int(inst.Component) >= len(c.Components) {
+			continue
+		}
+		nc, ok := c.Components[inst.Component].Def.(*NestedComponent)
+		if !ok {
+			continue
+		}
+		for _, a := range inst.Args {
+			r := res(c, a.Index)
+			if a.Sort != SortType || r == nil || names[r] != "" {
+				continue
+			}
+			for _, x := range nc.Component.Exports {
+				if x.Sort != SortType || int(x.Index) >= len(nc.Component.Types) {
+					continue
+				}
+				if im, ok := nc.Component.Types[x.Index].Def.(*Import); ok && im.Name.Raw == a.Name {
+					names[r] = x.Name.Raw
+				}
+			}
+		}
+	}
+	return names
+}
+
+// coreRef locates a core item: a trampoline of the host module (tramp >= 0) or the export name
+// of an instantiated core module (inst).
+type coreRef struct {
+	tramp int
+	inst  int
+	name  string
+}
+
+// coreInstPlan is a core instance: a module instantiation, or a bundle of exports that needs a
+// glue instance when it is passed as an instantiation argument.
+type coreInstPlan struct {
+	def  *CoreInstance
+	glue *engine.Module // bundles used as arguments
+	// glueFrom lists the core instance indices the glue module imports from (as "i<n>").
+	glueFrom  []int
+	usedAsArg bool
+}
+
+const canonModule = "kobako:canon"
+
+// Compile decodes a component binary and compiles its core modules, and those of the components
+// nested in it, through e (cached by the engine: compiling the same bytes twice is cheap).
+//
+// The trampoline host module of each compiled component stays registered with e for e's
+// lifetime (engine has no way to release a host module), so compile a component once and keep
+// the *Compiled rather than compiling per use.
+func Compile(ctx context.Context, e *engine.Engine, wasm []byte) (*Compiled, error) {
+	c, err := Decode(wasm)
+	if err != nil {
+		return nil, err
+	}
+	return CompileDecoded(ctx, e, c)
+}
+
+// CompileDecoded compiles an already decoded component.
+func CompileDecoded(ctx context.Context, e *engine.Engine, c *Component) (*Compiled, error) {
+	cc := &Compiled{comp: c, engine: e, trampIdx: map[*Canon]int{}, coreInstOf: map[*CoreInstance]int{}, instOf: map[*Instance]int{}}
+	for i, it := range c.Instances {
+		if d, ok := it.Def.(*Instance); ok {
+			cc.instOf[d] = i
+		}
+	}
+	cc.modules = make([]*engine.Module, len(c.CoreModules))
+	for i, m := range c.CoreModules {
+		cm, ok := m.Def.(*CoreModule)
+		if !ok {
+			continue // imported or aliased modules: refused at instantiation if used
+		}
+		mod, err := e.Compile(ctx, cm.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("component: compile core module %d: %w", i, err)
+		}
+		cc.modules[i] = mod
+	}
+	cc.nested = make([]*Compiled, len(c.Components))
+	for i, it := range c.Components {
+		nc, ok := it.Def.(*NestedComponent)
+		if !ok {
+			continue // imported or aliased components: refused at instantiation if used
+		}
+		sub, err := CompileDecoded(ctx, e, nc.Component)
+		if err != nil {
+			return nil, fmt.Errorf("component: nested component %d: %w", i, err)
+		}
+		cc.nested[i] = sub
+	}
+	// Trampolines, in definition order.
+	for _, d := range c.Definitions {
+		if cn, ok := d.(*Canon); ok && cn.Kind != CanonLift {
+			cc.trampIdx[cn] = len(cc.tramps)
+			cc.tramps = append(cc.tramps, cn)
+		}
+	}
+	cc.coreInsts = make([]coreInstPlan, len(c.CoreInstances))
+	for i, it := range c.CoreInstances {
+		ci, ok := it.Def.(*CoreInstance)
+		if !ok {
+			continue // aliased core instances (of nested component instances): refused when used
+		}
+		cc.coreInsts[i].def = ci
+		cc.coreInstOf[ci] = i
+	}
+	for _, t := range c.Types {
+		if rt, ok := t.Type.(*ResourceType); ok && rt.Resource.Local {
+			if _, isDef := t.Def.(*TypeDef); isDef {
+				cc.resources = append(cc.resources, rt.Resource)
+			}
+		}
+	}
+	cc.resourceNames = resourceNames(c)
+	var err error
+	if cc.funcs, err = cc.resolveSpace(SortCoreFunc, len(c.CoreFuncs)); err != nil {
+		return nil, err
+	}
+	if cc.mems, err = cc.resolveSpace(SortCoreMemory, len(c.CoreMemories)); err != nil {
+		return nil, err
+	}
+	if cc.tables, err = cc.resolveSpace(SortCoreTable, len(c.CoreTables)); err != nil {
+		return nil, err
+	}
+	if cc.globals, err = cc.resolveSpace(SortCoreGlobal, len(c.CoreGlobals)); err != nil {
+		return nil, err
+	}
+	for i := range cc.coreInsts {
+		if d := cc.coreInsts[i].def; d != nil && !d.FromExports {
+			for _, a := range d.Args {
+				cc.coreInsts[a.Instance].usedAsArg = true
+			}
+		}
+	}
+	for i := range cc.coreInsts {
+		p := &cc.coreInsts[i]
+		if p.def == nil || !p.def.FromExports || !p.usedAsArg {
+			continue
+		}
+		b, from, err := cc.glueModule(p.def)
+		if err != nil {
+			return nil, fmt.Errorf("component: core instance %d: %w", i, err)
+		}
+		if p.glue, err = e.Compile(ctx, b); err != nil {
+			return nil, fmt.Errorf("component: core instance %d: glue module: %w", i, err)
+		}
+		p.glueFrom = from
+	}
+	if len(cc.tramps) > 0 {
+		cc.host = cc.hostModule()
+	}
+	return cc, nil
+}
+
+// Component returns the decoded component.
+func (cc *Compiled) Component() *Component { return cc.comp }
+
+func (cc *Compiled) space(s Sort) []Definition {
+	c := cc.comp
+	var defs []Definition
+	switch s {
+	case SortCoreFunc:
+		for _, it := range c.CoreFuncs {
+			defs = append(defs, it.Def)
+		}
+	case SortCoreMemory:
+		for _, it := range c.CoreMemories {
+			defs = append(defs, it.Def)
+		}
+	case SortCoreTable:
+		for _, it := range c.CoreTables {
+			defs = append(defs, it.Def)
+		}
+	case SortCoreGlobal:
+		for _, it := range c.CoreGlobals {
+			defs = append(defs, it.Def)
+		}
+	}
+	return defs
+}
+
+func (cc *Compiled) resolveSpace(s Sort, n int) ([]coreRef, error) {
+	defs := cc.space(s)
+	refs := make([]coreRef, n)
+	for i := range refs {
+		r, err := cc.resolveCore(s, defs, uint32(i), 0)
+		if err != nil {
+			refs[i] = coreRef{tramp: -1, inst: -1, name: err.Error()}
+			continue // unusable items are reported when an instantiation needs them
+		}
+		refs[i] = r
+	}
+	return refs, nil
+}
+
+// resolveCore follows aliases of bundled core instances to the module instance (or trampoline)
+// that really provides core item i of sort s.
+func (cc *Compiled) resolveCore(s Sort, defs []Definition, i uint32, depth int) (coreRef, error) {
+	if depth > MaxNesting*4 || int(i) >= len(defs) {
+		return coreRef{}, fmt.Errorf("%s %d cannot be resolved", s, i)
+	}
+	switch d := defs[i].(type) {
+	case *Canon:
+		if k, ok := cc.trampIdx[d]; ok {
+			return coreRef{tramp: k, inst: -1}, nil
+		}
+	case *Alias:
+		if d.Kind != AliasCoreInstanceExport || int(d.Instance) >= len(cc.coreInsts) {
+			break
+		}
+		p := cc.coreInsts[d.Instance]
+		if p.def == nil {
+			break
+		}
+		if !p.def.FromExports {
+			return coreRef{tramp: -1, inst: int(d.Instance), name: d.Name}, nil
+		}
+		for _, e := range p.def.Exports {
+			if e.Name == d.Name {
+				if e.Sort != s {
+					break
+				}
+				return cc.resolveCore(s, defs, e.Index, depth+1)
+			}
+		}
+	}
+	return coreRef{}, fmt.Errorf("%s %d: %w: defined by %T", s, i, ErrRuntimeUnsupported, defs[i])
+}
+
+func (cc *Compiled) refOf(s Sort, i uint32) (coreRef, error) {
+	var refs []coreRef
+	switch s {
+	case SortCoreFunc:
+		refs = cc.funcs
+	case SortCoreMemory:
+		refs = cc.mems
+	case SortCoreTable:
+		refs = cc.tables
+	case SortCoreGlobal:
+		refs = cc.globals
+	default:
+		return coreRef{}, fmt.Errorf("%w: bundling a %s", ErrRuntimeUnsupported, s)
+	}
+	if int(i) >= len(refs) {
+		return coreRef{}, fmt.Errorf("%s %d out of range", s, i)
+	}
+	r := refs[i]
+	if r.tramp < 0 && r.inst < 0 {
+		return coreRef{}, fmt.Errorf("%w: %s", ErrRuntimeUnsupported, r.name)
+	}
+	return r, nil
+}
+
+// glueModule builds a core module that imports every item of a bundle of exports from where it
+// really lives and re-exports it under the bundle's name, so that the bundle can be passed to
+// engine.Store.Instantiate as one instance. It returns the module bytes and the core instances
+// it imports from.
+func (cc *Compiled) glueModule(d *CoreInstance) ([]byte, []int, error) {
+	var types, imports, exports []byte
+	var nTypes, nImports uint32
+	var count [4]uint32 // func, table, memory, global
+	var from []int
+	seen := map[int]bool{}
+	for _, e := range d.Exports {
+		r, err := cc.refOf(e.Sort, e.Index)
+		if err != nil {
+			return nil, nil, fmt.Errorf("export %q: %w", e.Name, err)
+		}
+		et, ok := d.Type.Export(e.Name)
+		if !ok {
+			return nil, nil, fmt.Errorf("BUG: export %q missing from the bundle's type", e.Name)
+		}
+		var mod, name string
+		if r.tramp >= 0 {
+			mod, name = canonModule, cc.trampName(r.tramp)
+		} else {
+			mod, name = "i"+strconv.Itoa(r.inst), r.name
+			if !seen[r.inst] {
+				seen[r.inst] = true
+				from = append(from, r.inst)
+			}
+		}
+		imports = appendName(appendName(imports, mod), name)
+		var kind byte
+		switch et.Type.Kind {
+		case CoreExternFunc:
+			kind = 0
+			types = append(types, 0x60)
+			types = appendValTypes(appendValTypes(types, et.Type.Func.Params), et.Type.Func.Results)
+			imports = append(imports, 0x00)
+			imports = binary.AppendUvarint(imports, uint64(nTypes))
+			nTypes++
+		case CoreExternTable:
+			kind = 1
+			t := et.Type.Table
+			imports = append(imports, 0x01, byte(t.Elem))
+			imports = appendLimits(imports, t.Min, t.Max, t.HasMax, false)
+		case CoreExternMemory:
+			kind = 2
+			m := et.Type.Memory
+			imports = append(imports, 0x02)
+			imports = appendLimits(imports, m.Min, m.Max, m.HasMax, m.Shared)
+		case CoreExternGlobal:
+			kind = 3
+			mut := byte(0)
+			if et.Type.Global.Mutable {
+				mut = 1
+			}
+			imports = append(imports, 0x03, byte(et.Type.Global.Type), mut)
+		default:
+			return nil, nil, fmt.Errorf("%w: bundling a core %s", ErrRuntimeUnsupported, et.Type.Kind)
+		}
+		nImports++
+		exports = appendName(exports, e.Name)
+		exports = append(exports, kind)
+		exports = binary.AppendUvarint(exports, uint64(count[kind]))
+		count[kind]++
+	}
+	out := []byte{0, 'a', 's', 'm', 1, 0, 0, 0}
+	out = appendSection(out, 1, nTypes, types)
+	out = appendSection(out, 2, nImports, imports)
+	out = appendSection(out, 7, uint32(len(d.Exports)), exports)
+	return out, from, nil
+}
+
+func appendName(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendValTypes(b []byte, ts []CoreValType) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ts)))
+	for _, t := range ts {
+		b = append(b, byte(t))
+	}
+	return b
+}
+
+func appendLimits(b []byte, lo, hi uint64, hasMax, shared bool) []byte {
+	flag := byte(0)
+	if hasMax {
+		flag |= 1
+	}
+	if shared {
+		flag |= 2
+	}
+	b = append(b, flag)
+	b = binary.AppendUvarint(b, lo)
+	if hasMax {
+		b = binary.AppendUvarint(b, hi)
+	}
+	return b
+}
+
+func appendSection(out []byte, id byte, n uint32, body []byte) []byte {
+	if n == 0 {
+		return out
+	}
+	content := binary.AppendUvarint(nil, uint64(n))
+	content = append(content, body...)
+	out = append(out, id)
+	out = binary.AppendUvarint(out, uint64(len(content)))
+	return append(out, content...)
+}

@@ -1,0 +1,580 @@
+package component
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/kobako/kobako/abi"
+	"github.com/kobako/kobako/engine"
+)
+
+// ComponentInstance is an instantiated component: its core instances in one engine store, its
+// resource handle table, and the host functions its imports were linked to. Calls into it are
+// serialised by the spec's may_enter rule: a second call while one is running (from a host
+// function the guest called, or from another goroutine) fails with ErrReentrance rather than
+// racing. Use one instance per goroutine, or one store per concurrent user.
+type ComponentInstance struct {
+	cc     *Compiled
+	linker *Linker
+	store  *engine.Store
+
+	core []*engine.Instance // by core instance index: module instances and glue instances
+
+	busy     atomic.Bool // !may_enter
+	mayLeave bool        // only touched while busy
+	dead     error       // set when a call overran the fuel limit; only touched while busy
+
+	table   *abi.ResourceTable
+	rtypes  map[*Resource]*abi.ResourceType
+	local   map[*abi.ResourceType]*Resource
+	hostRes map[*abi.ResourceType]*HostResource
+
+	// parent is the instance that instantiated this nested component with args (nil for the
+	// top level); children are the nested component instances this one created.
+	parent   *ComponentInstance
+	args     []InstantiateArg
+	children map[*Instance]*ComponentInstance
+	// foreign maps the resource types of other component instances (a parent's, passed in as
+	// imports) to the instance that defines them and runs their destructors.
+	foreign map[*abi.ResourceType]*ComponentInstance
+
+	mu     *sync.Mutex // shared by an instance tree; guards the caches below and types
+	types  ABITypes
+	funcs  map[uint32]*funcImpl
+	byName map[string]*Func
+	tramps []*trampState
+}
+
+// funcImpl is a component function: lifted from a core function (lift) or implemented by the
+// host (host), with its abi type in this instance.
+type funcImpl struct {
+	ft    *abi.FuncType
+	lift  *Canon
+	host  HostFunc
+	owner *ComponentInstance // the instance whose core function lift names
+}
+
+func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, parent *ComponentInstance, args []InstantiateArg) (*ComponentInstance, error) {
+	if s.Data(cc) != nil {
+		if parent != nil {
+			return nil, fmt.Errorf("%w: the same nested component instantiated twice", ErrRuntimeUnsupported)
+		}
+		return nil, fmt.Errorf("%w: the store already holds an instance of this component; use one store per component instance", ErrRuntimeUnsupported)
+	}
+	c := cc.comp
+	mu := &sync.Mutex{}
+	if parent != nil {
+		mu = parent.mu
+	}
+	in := &ComponentInstance{
+		cc: cc, linker: l, store: s, parent: parent, args: args, mu: mu,
+		children: map[*Instance]*ComponentInstance{},
+		foreign:  map[*abi.ResourceType]*ComponentInstance{},
+		core:     make([]*engine.Instance, len(c.CoreInstances)),
+		rtypes:   map[*Resource]*abi.ResourceType{},
+		local:    map[*abi.ResourceType]*Resource{},
+		hostRes:  map[*abi.ResourceType]*HostResource{},
+		funcs:    map[uint32]*funcImpl{},
+		byName:   map[string]*Func{},
+		tramps:   make([]*trampState, len(cc.tramps)),
+	}
+	// Resource types are generative: every instance gets fresh ones for its own definitions,
+	// and the host's for its imports.
+	var locals []*abi.ResourceType
+	for _, r := range cc.resources {
+		name := r.Name
+		if name == "" {
+			name = cc.resourceNames[r]
+		}
+		if name == "" {
+			name = "resource"
+		}
+		rt := abi.NewResourceType(name)
+		in.rtypes[r] = rt
+		in.local[rt] = r
+		locals = append(locals, rt)
+	}
+	if err := in.bindImports(); err != nil {
+		return nil, err
+	}
+	in.types.Resource = func(r *Resource) *abi.ResourceType { return in.rtypes[r] }
+	in.table = abi.NewResourceTable(locals...)
+	s.SetData(cc, in)
+
+	in.busy.Store(true)
+	in.mayLeave = true // start functions of core modules may call imports
+	defer in.busy.Store(false)
+	for _, d := range c.Definitions {
+		switch d := d.(type) {
+		case *CoreInstance:
+			if err := in.instantiateCore(ctx, cc.coreInstOf[d], d); err != nil {
+				return nil, err
+			}
+		case *Instance:
+			if d.FromExports {
+				continue
+			}
+			if int(d.Component) >= len(cc.nested) || cc.nested[d.Component] == nil {
+				return nil, fmt.Errorf("%w: instantiating an imported or aliased component (offset 0x%x)", ErrRuntimeUnsupported, d.Offset)
+			}
+			child, err := newInstance(ctx, l, s, cc.nested[d.Component], in, d.Args)
+			if err != nil {
+				return nil, fmt.Errorf("nested component %d: %w", d.Component, err)
+			}
+			in.children[d] = child
+			if err := in.bindChildResources(cc.instOf[d], child); err != nil {
+				return nil, fmt.Errorf("nested component %d: %w", d.Component, err)
+			}
+		case *Canon:
+			// Resolve trampolines as they are defined, so that an import the linker defines
+			// with the wrong Go type fails instantiation rather than the first call.
+			if k, ok := cc.trampIdx[d]; ok {
+				in.mu.Lock()
+				_, err := in.trampLocked(k)
+				in.mu.Unlock()
+				if err != nil {
+					return nil, err
+				}
+			}
+		case *Start:
+			return nil, fmt.Errorf("%w: component start function (offset 0x%x)", ErrRuntimeUnsupported, d.Offset)
+		}
+	}
+	in.mayLeave = false
+	return in, nil
+}
+
+// bindImports checks that the linker satisfies every import and binds imported resource types to
+// the host's.
+func (in *ComponentInstance) bindImports() error {
+	if in.parent != nil {
+		return in.bindArgs()
+	}
+	for _, im := range in.cc.comp.Imports {
+		switch im.Type.Sort {
+		case SortFunc:
+			if _, err := in.linker.importedFunc(Name{}, im.Name.Raw); err != nil {
+				return err
+			}
+		case SortType:
+			// A type import bounded by (eq …) to a resource imported earlier is that
+			// resource, not a new import for the host to satisfy.
+			if rt, ok := im.Type.Type.(*ResourceType); ok && in.rtypes[rt.Resource] == nil {
+				if err := in.bindResource(Name{}, im.Name.Raw, rt.Resource); err != nil {
+					return err
+				}
+			}
+		case SortInstance:
+			for _, d := range im.Type.Instance.Exports {
+				switch d.Type.Sort {
+				case SortFunc:
+					if _, err := in.linker.importedFunc(im.Name, d.Name.Raw); err != nil {
+						return err
+					}
+				case SortType:
+					if rt, ok := d.Type.Type.(*ResourceType); ok {
+						if err := in.bindResource(im.Name, d.Name.Raw, rt.Resource); err != nil {
+							return err
+						}
+					}
+				case SortInstance, SortComponent, SortCoreModule:
+					return fmt.Errorf("%w: import %s exports a %s", ErrRuntimeUnsupported, im.Name.Raw, d.Type.Sort)
+				}
+			}
+		default:
+			return fmt.Errorf("%w: import %s of sort %s", ErrRuntimeUnsupported, im.Name.Raw, im.Type.Sort)
+		}
+	}
+	return nil
+}
+
+// bindArgs binds the resource types a nested component imports to those of the arguments its
+// parent instantiated it with. Functions are resolved through the parent when first needed.
+func (in *ComponentInstance) bindArgs() error {
+	p := in.parent
+	bind := func(r *Resource, pr *Resource) error {
+		rt := p.rtypes[pr]
+		if rt == nil {
+			return fmt.Errorf("BUG: resource %s has no type in the parent instance", pr.Name)
+		}
+		in.rtypes[r] = rt
+		if hr := p.hostRes[rt]; hr != nil {
+			in.hostRes[rt] = hr
+		} else if owner := p.foreign[rt]; owner != nil {
+			in.foreign[rt] = owner
+		} else if p.local[rt] != nil {
+			in.foreign[rt] = p
+		}
+		return nil
+	}
+	for _, im := range in.cc.comp.Imports {
+		a, err := in.arg(im.Name.Raw, im.Type.Sort)
+		if err != nil {
+			return err
+		}
+		switch im.Type.Sort {
+		case SortType:
+			rt, ok := im.Type.Type.(*ResourceType)
+			if !ok || in.rtypes[rt.Resource] != nil {
+				continue
+			}
+			prt, ok := p.cc.comp.Types[a.Index].Type.(*ResourceType)
+			if !ok {
+				return fmt.Errorf("%w: import %s: argument is not a resource type", ErrLinkType, im.Name.Raw)
+			}
+			if err := bind(rt.Resource, prt.Resource); err != nil {
+				return err
+			}
+		case SortInstance:
+			pt := p.cc.comp.Instances[a.Index].Type
+			for _, d := range im.Type.Instance.Exports {
+				rt, ok := d.Type.Type.(*ResourceType)
+				if d.Type.Sort != SortType || !ok || in.rtypes[rt.Resource] != nil {
+					continue
+				}
+				pd, ok := pt.Export(d.Name.Raw)
+				prt, isRes := pd.Type.Type.(*ResourceType)
+				if !ok || pd.Type.Sort != SortType || !isRes {
+					return fmt.Errorf("%w: import %s: argument has no resource type %q", ErrLinkType, im.Name.Raw, d.Name.Raw)
+				}
+				if err := bind(rt.Resource, prt.Resource); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// bindChildResources binds the resource types the parent sees in the exports of nested instance
+// idx (fresh abstract types, as instantiation makes them) to the child's types, so that values of
+// them cross between the two and the child's destructors run.
+func (in *ComponentInstance) bindChildResources(idx int, child *ComponentInstance) error {
+	for _, d := range in.cc.comp.Instances[idx].Type.Exports {
+		rt, ok := d.Type.Type.(*ResourceType)
+		if d.Type.Sort != SortType || !ok || in.rtypes[rt.Resource] != nil {
+			continue
+		}
+		t, err := child.resourceType(d.Name.Raw)
+		if err != nil {
+			return err
+		}
+		in.rtypes[rt.Resource] = t
+		switch {
+		case child.hostRes[t] != nil:
+			in.hostRes[t] = child.hostRes[t]
+		case child.foreign[t] != nil:
+			in.foreign[t] = child.foreign[t]
+		case child.local[t] != nil:
+			in.foreign[t] = child
+		}
+	}
+	return nil
+}
+
+// arg returns the argument the parent gave for the nested component's import name.
+func (in *ComponentInstance) arg(name string, sort Sort) (InstantiateArg, error) {
+	for _, a := range in.args {
+		if a.Name == name {
+			if a.Sort != sort {
+				return a, fmt.Errorf("%w: nested component import %q given a %s, not a %s", ErrLinkType, name, a.Sort, sort)
+			}
+			return a, nil
+		}
+	}
+	return InstantiateArg{}, fmt.Errorf("%w: nested component import %q has no argument", ErrMissingImport, name)
+}
+
+func (in *ComponentInstance) bindResource(iface Name, name string, r *Resource) error {
+	hr, err := in.linker.importedResource(iface, name)
+	if err != nil {
+		return err
+	}
+	in.rtypes[r] = hr.Type
+	in.hostRes[hr.Type] = hr
+	return nil
+}
+
+func (in *ComponentInstance) instantiateCore(ctx context.Context, idx int, d *CoreInstance) error {
+	p := in.cc.coreInsts[idx]
+	imports := engine.Imports{}
+	var mod *engine.Module
+	if d.FromExports {
+		if p.glue == nil {
+			return nil // only aliased from: resolved statically
+		}
+		mod = p.glue
+		if in.cc.host != nil {
+			imports[canonModule] = in.cc.host
+		}
+		for _, n := range p.glueFrom {
+			if in.core[n] == nil {
+				return fmt.Errorf("core instance %d: BUG: core instance %d not instantiated", idx, n)
+			}
+			imports[fmt.Sprintf("i%d", n)] = in.core[n]
+		}
+	} else {
+		if int(d.Module) >= len(in.cc.modules) || in.cc.modules[d.Module] == nil {
+			return fmt.Errorf("core instance %d: %w: core module %d is imported or aliased", idx, ErrRuntimeUnsupported, d.Module)
+		}
+		mod = in.cc.modules[d.Module]
+		for _, a := range d.Args {
+			prov := in.core[a.Instance]
+			if prov == nil {
+				return fmt.Errorf("core instance %d: argument %q: %w: core instance %d cannot be passed", idx, a.Name, ErrRuntimeUnsupported, a.Instance)
+			}
+			imports[a.Name] = prov
+		}
+	}
+	inst, err := in.store.Instantiate(ctx, mod, imports)
+	if err != nil {
+		return fmt.Errorf("core instance %d: %w", idx, err)
+	}
+	in.core[idx] = inst
+	return nil
+}
+
+// Store returns the engine store the instance lives in (for fuel, limits and closing).
+func (in *ComponentInstance) Store() *engine.Store { return in.store }
+
+// Close closes the instance's store.
+func (in *ComponentInstance) Close(ctx context.Context) error { return in.store.Close(ctx) }
+
+// Handles returns the number of live handles in the instance's resource table.
+func (in *ComponentInstance) Handles() int { return in.table.Len() }
+
+// Func returns the exported function name: "f" for a function exported at the root, or
+// "iface#f" for a function of an exported interface, where iface is the full interface name
+// ("docs:adder/add@0.1.0") or, when only one version is exported, the name without version.
+func (in *ComponentInstance) Func(name string) (*Func, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if f, ok := in.byName[name]; ok {
+		return f, nil
+	}
+	impl, err := in.exportedFunc(name)
+	if err != nil {
+		return nil, fmt.Errorf("component: export %q: %w", name, err)
+	}
+	f := &Func{in: in, name: name, impl: impl}
+	in.byName[name] = f
+	return f, nil
+}
+
+func (in *ComponentInstance) findExport(name string, sort Sort) (*Export, error) {
+	var match []*Export
+	for _, e := range in.cc.comp.Exports {
+		if e.Sort != sort {
+			continue
+		}
+		if e.Name.Raw == name {
+			return e, nil
+		}
+		if sort == SortInstance && e.Name.Kind == NameInterface && e.Name.Unversioned() == name {
+			match = append(match, e)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return nil, fmt.Errorf("%w: no %s export named %q", ErrNoExport, sort, name)
+	case 1:
+		return match[0], nil
+	}
+	return nil, fmt.Errorf("%w: %q is ambiguous: %s and %s are exported", ErrNoExport, name, match[0].Name.Raw, match[1].Name.Raw)
+}
+
+func (in *ComponentInstance) exportedFunc(name string) (*funcImpl, error) {
+	iface, fname, ok := splitHash(name)
+	if !ok {
+		e, err := in.findExport(name, SortFunc)
+		if err != nil {
+			return nil, err
+		}
+		return in.resolveFunc(e.Index, 0)
+	}
+	e, err := in.findExport(iface, SortInstance)
+	if err != nil {
+		return nil, err
+	}
+	return in.instanceFunc(e.Index, fname, 0)
+}
+
+const maxResolveDepth = 64
+
+// resolveFunc finds what component function index i is, following exports and aliases, into
+// nested component instances and, for a nested component's imports, into its parent. The caller
+// holds in.mu.
+func (in *ComponentInstance) resolveFunc(i uint32, depth int) (*funcImpl, error) {
+	if f, ok := in.funcs[i]; ok {
+		return f, nil
+	}
+	c := in.cc.comp
+	if int(i) >= len(c.Funcs) || depth > maxResolveDepth {
+		return nil, fmt.Errorf("func %d cannot be resolved", i)
+	}
+	var f *funcImpl
+	var err error
+	switch d := c.Funcs[i].Def.(type) {
+	case *Canon:
+		if d.Kind != CanonLift {
+			return nil, fmt.Errorf("BUG: func %d defined by canon %s", i, d.Kind)
+		}
+		ft, err := in.types.Func(d.Func)
+		if err != nil {
+			return nil, err
+		}
+		f = &funcImpl{ft: ft, lift: d, owner: in}
+	case *Import:
+		if in.parent == nil {
+			f, err = in.hostImpl(Name{}, d.Name.Raw, d.Type.Func)
+			break
+		}
+		a, aerr := in.arg(d.Name.Raw, SortFunc)
+		if aerr != nil {
+			return nil, aerr
+		}
+		f, err = in.parent.resolveFunc(a.Index, depth+1)
+	case *Alias:
+		if d.Kind != AliasInstanceExport {
+			return nil, fmt.Errorf("%w: func %d is an outer alias", ErrRuntimeUnsupported, i)
+		}
+		f, err = in.instanceFunc(d.Instance, d.Name, depth+1)
+	case *Export:
+		f, err = in.resolveFunc(d.Index, depth+1)
+	default:
+		return nil, fmt.Errorf("%w: func %d defined by %T", ErrRuntimeUnsupported, i, d)
+	}
+	if err != nil {
+		return nil, err
+	}
+	in.funcs[i] = f
+	return f, nil
+}
+
+// instanceFunc finds the function exported as name by component instance index i.
+func (in *ComponentInstance) instanceFunc(i uint32, name string, depth int) (*funcImpl, error) {
+	c := in.cc.comp
+	if int(i) >= len(c.Instances) || depth > maxResolveDepth {
+		return nil, fmt.Errorf("instance %d cannot be resolved", i)
+	}
+	switch d := c.Instances[i].Def.(type) {
+	case *Import:
+		if in.parent != nil {
+			a, err := in.arg(d.Name.Raw, SortInstance)
+			if err != nil {
+				return nil, err
+			}
+			return in.parent.instanceFunc(a.Index, name, depth+1)
+		}
+		decl, ok := c.Instances[i].Type.Export(name)
+		if !ok || decl.Type.Sort != SortFunc {
+			return nil, fmt.Errorf("%w: imported instance %s has no function %q", ErrNoExport, d.Name.Raw, name)
+		}
+		return in.hostImpl(d.Name, name, decl.Type.Func)
+	case *Instance:
+		if !d.FromExports {
+			child := in.children[d]
+			if child == nil {
+				return nil, fmt.Errorf("nested component instance %d is not instantiated yet", i)
+			}
+			e, err := child.findExport(name, SortFunc)
+			if err != nil {
+				return nil, err
+			}
+			return child.resolveFunc(e.Index, depth+1)
+		}
+		for _, e := range d.Exports {
+			if e.Name.Raw == name {
+				if e.Sort != SortFunc {
+					return nil, fmt.Errorf("%w: %q is a %s, not a function", ErrNoExport, name, e.Sort)
+				}
+				return in.resolveFunc(e.Index, depth+1)
+			}
+		}
+		return nil, fmt.Errorf("%w: instance has no function %q", ErrNoExport, name)
+	case *Export:
+		return in.instanceFunc(d.Index, name, depth+1)
+	}
+	return nil, fmt.Errorf("%w: instance %d defined by %T", ErrRuntimeUnsupported, i, c.Instances[i].Def)
+}
+
+func (in *ComponentInstance) hostImpl(iface Name, name string, t *FuncType) (*funcImpl, error) {
+	d, err := in.linker.importedFunc(iface, name)
+	if err != nil {
+		return nil, err
+	}
+	ft, err := in.types.Func(t)
+	if err != nil {
+		return nil, err
+	}
+	f := &funcImpl{ft: ft, host: d.dyn, owner: in}
+	if d.dyn == nil {
+		if f.host, err = typedHost(d.typed, ft); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrLinkType, qualified(iface.Raw, name), err)
+		}
+	}
+	return f, nil
+}
+
+// coreFunc returns the engine function behind core function index i.
+func (in *ComponentInstance) coreFunc(i uint32) (*engine.Function, error) {
+	r, err := in.cc.refOf(SortCoreFunc, i)
+	if err != nil {
+		return nil, err
+	}
+	if r.tramp >= 0 {
+		return nil, fmt.Errorf("%w: lifting a lowered function or built-in (core func %d)", ErrRuntimeUnsupported, i)
+	}
+	if in.core[r.inst] == nil {
+		return nil, fmt.Errorf("core func %d: core instance %d is not instantiated yet", i, r.inst)
+	}
+	return in.core[r.inst].Function(r.name)
+}
+
+// callContext builds the canonical ABI context for a lift or lower with options o.
+func (in *ComponentInstance) callContext(ctx context.Context, o *CanonOptions) (*abi.CallContext, error) {
+	cx := &abi.CallContext{Encoding: abi.StringEncoding(o.StringEncoding), Handles: in.table}
+	if o.HasMemory {
+		r, err := in.cc.refOf(SortCoreMemory, o.Memory)
+		if err != nil {
+			return nil, err
+		}
+		if r.inst < 0 || in.core[r.inst] == nil {
+			return nil, fmt.Errorf("core memory %d is not available", o.Memory)
+		}
+		m := in.core[r.inst].Memory(r.name)
+		if m == nil {
+			return nil, fmt.Errorf("core memory %d: no memory %q", o.Memory, r.name)
+		}
+		cx.Memory = m
+	}
+	if o.HasRealloc {
+		f, err := in.coreFunc(o.Realloc)
+		if err != nil {
+			return nil, err
+		}
+		cx.Realloc = func(old, oldSize, align, size uint32) (uint32, error) {
+			res, err := f.Call(ctx, uint64(old), uint64(oldSize), uint64(align), uint64(size))
+			if err != nil {
+				return 0, err
+			}
+			if len(res) != 1 {
+				return 0, fmt.Errorf("realloc returned %d values", len(res))
+			}
+			return uint32(res[0]), nil
+		}
+	}
+	return cx, nil
+}
+
+// splitHash splits "iface#name" at its last "#".
+func splitHash(s string) (string, string, bool) {
+	i := strings.LastIndexByte(s, '#')
+	if i < 0 {
+		return "", s, false
+	}
+	return s[:i], s[i+1:], true
+}

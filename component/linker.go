@@ -1,0 +1,283 @@
+package component
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"sync"
+
+	"github.com/kobako/kobako/abi"
+	"github.com/kobako/kobako/engine"
+)
+
+// HostFunc is a dynamic host implementation of an imported component function: it receives
+// the lifted arguments and returns the results to lower, as many as the function type has
+// (zero or one in the 0.2 component model). Own handles of host resources arrive as their rep;
+// borrows are valid only until the function returns. A returned error traps the calling guest.
+type HostFunc func(ctx context.Context, args []abi.Value) ([]abi.Value, error)
+
+// HostResource is a resource type implemented by the host. The guest holds handles to it; the
+// host identifies each resource by the rep it chose when it returned the own handle.
+type HostResource struct {
+	// Type is the abi resource type, shared by every instance linked with it.
+	Type *abi.ResourceType
+	// Dtor, when set, runs when the guest drops an owning handle (resource.drop).
+	Dtor func(ctx context.Context, rep uint32) error
+}
+
+type hostDef struct {
+	dyn   HostFunc
+	typed reflect.Value // a Go func(context.Context, P...) (R?, error?)
+}
+
+// Linker holds the host definitions a component's imports are satisfied from: functions and
+// resource types, grouped by interface ("wasi:io/streams@0.2.0") or at the root (interface "").
+// A Linker is safe for concurrent use and may instantiate any number of components.
+//
+// Import names match definitions exactly or, for versioned interface names, by semver
+// compatibility as wasmtime's linker does: versions with the same major (>= 1), or the same
+// 0.minor (minor >= 1), are interchangeable, so a definition of wasi:io/streams@0.2.0 satisfies
+// an import of wasi:io/streams@0.2.3 and the other way round; the exact version is preferred,
+// then the highest compatible one. Pre-release versions match only exactly.
+type Linker struct {
+	mu        sync.RWMutex
+	funcs     map[string]map[string]*hostDef
+	resources map[string]map[string]*HostResource
+}
+
+// NewLinker returns an empty linker.
+func NewLinker() *Linker {
+	return &Linker{funcs: map[string]map[string]*hostDef{}, resources: map[string]map[string]*HostResource{}}
+}
+
+func checkIface(iface string) error {
+	if iface == "" {
+		return nil
+	}
+	n, err := ParseName(iface)
+	if err != nil {
+		return fmt.Errorf("component: linker: interface %q: %w", iface, err)
+	}
+	if n.Kind != NameInterface {
+		return fmt.Errorf("component: linker: %q is not an interface name (ns:pkg/iface@version)", iface)
+	}
+	return nil
+}
+
+// Define defines a dynamic host function name in interface iface ("" for a root import).
+// Defining a name again replaces it.
+func (l *Linker) Define(iface, name string, fn HostFunc) error {
+	if fn == nil {
+		return fmt.Errorf("component: linker: %s: nil function", qualified(iface, name))
+	}
+	return l.define(iface, name, &hostDef{dyn: fn})
+}
+
+// DefineFunc defines a host function written as a typed Go function:
+// func(context.Context, P1, …, Pn) followed by the results (R, error), R, error or nothing. The
+// Go parameter and result types map to the WIT types through package abi's typed mapping
+// (abi.NewCodec); the mapping is checked when a component is instantiated against it.
+func (l *Linker) DefineFunc(iface, name string, fn any) error {
+	v := reflect.ValueOf(fn)
+	if err := checkGoFunc(v); err != nil {
+		return fmt.Errorf("component: linker: %s: %w", qualified(iface, name), err)
+	}
+	return l.define(iface, name, &hostDef{typed: v})
+}
+
+func (l *Linker) define(iface, name string, d *hostDef) error {
+	if err := checkIface(iface); err != nil {
+		return err
+	}
+	if _, err := ParseName(name); err != nil {
+		return fmt.Errorf("component: linker: function name %q: %w", name, err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := l.funcs[iface]
+	if m == nil {
+		m = map[string]*hostDef{}
+		l.funcs[iface] = m
+	}
+	m[name] = d
+	return nil
+}
+
+// DefineResource defines a host resource type name in interface iface ("" for a root import)
+// with an optional destructor, and returns it. Host functions of the same interface create
+// resources by returning abi.OwnValue(rep) for the rep of their choosing.
+func (l *Linker) DefineResource(iface, name string, dtor func(ctx context.Context, rep uint32) error) (*HostResource, error) {
+	if err := checkIface(iface); err != nil {
+		return nil, err
+	}
+	if !isLabel(name) {
+		return nil, fmt.Errorf("component: linker: resource name %q is not a kebab-case label", name)
+	}
+	r := &HostResource{Type: abi.NewResourceType(name), Dtor: dtor}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	m := l.resources[iface]
+	if m == nil {
+		m = map[string]*HostResource{}
+		l.resources[iface] = m
+	}
+	m[name] = r
+	return r, nil
+}
+
+func qualified(iface, name string) string {
+	if iface == "" {
+		return name
+	}
+	return iface + "#" + name
+}
+
+// compatKey is the part of a version that semver-compatible versions share, or "" when only the
+// exact version matches.
+func compatKey(v Semver) string {
+	switch {
+	case v.Pre != "":
+		return ""
+	case v.Major > 0:
+		return fmt.Sprintf("%d", v.Major)
+	case v.Minor > 0:
+		return fmt.Sprintf("0.%d", v.Minor)
+	}
+	return ""
+}
+
+// resolveIface finds the linker interface key that satisfies the import name imp. The caller
+// holds l.mu.
+func resolveIface[T any](defs map[string]T, imp Name) (string, bool) {
+	if _, ok := defs[imp.Raw]; ok {
+		return imp.Raw, true
+	}
+	if imp.Kind != NameInterface || imp.Version == "" {
+		return "", false
+	}
+	want, err := ParseSemver(imp.Version)
+	if err != nil {
+		return "", false
+	}
+	key := compatKey(want)
+	if key == "" {
+		return "", false
+	}
+	var cands []string
+	vers := map[string]Semver{}
+	for k := range defs {
+		n, err := ParseName(k)
+		if err != nil || n.Kind != NameInterface || n.Unversioned() != imp.Unversioned() || n.Version == "" {
+			continue
+		}
+		v, err := ParseSemver(n.Version)
+		if err != nil || compatKey(v) != key {
+			continue
+		}
+		cands = append(cands, k)
+		vers[k] = v
+	}
+	if len(cands) == 0 {
+		return "", false
+	}
+	sort.Slice(cands, func(i, j int) bool { return semverLess(vers[cands[j]], vers[cands[i]]) })
+	return cands[0], true
+}
+
+func semverLess(a, b Semver) bool {
+	if a.Major != b.Major {
+		return a.Major < b.Major
+	}
+	if a.Minor != b.Minor {
+		return a.Minor < b.Minor
+	}
+	return a.Patch < b.Patch
+}
+
+// Instantiate creates an instance of cc in store s, satisfying its imports from l. The store
+// holds this one component instance: its core instances all count against the store's instance
+// limit and share its fuel, and every call of an export is held to the store's fuel and deadline
+// as a whole. Instantiating a second instance of cc into the same store is refused. When
+// Instantiate fails the store may hold part of the instance and should be closed.
+func (l *Linker) Instantiate(ctx context.Context, s *engine.Store, cc *Compiled) (*ComponentInstance, error) {
+	in, err := newInstance(ctx, l, s, cc, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("component: instantiate: %w", err)
+	}
+	return in, nil
+}
+
+// InstantiateWithLimits creates a store with limits on the engine cc was compiled with and
+// instantiates cc in it. Closing the instance closes the store.
+func (l *Linker) InstantiateWithLimits(ctx context.Context, cc *Compiled, limits engine.Limits) (*ComponentInstance, error) {
+	s, err := cc.engine.NewStore(ctx, limits)
+	if err != nil {
+		return nil, fmt.Errorf("component: instantiate: %w", err)
+	}
+	in, err := l.Instantiate(ctx, s, cc)
+	if err != nil {
+		_ = s.Close(ctx)
+		return nil, err
+	}
+	return in, nil
+}
+
+// importedFunc looks up the host function for import iface#name (iface is the import's name,
+// empty at the root).
+func (l *Linker) importedFunc(iface Name, name string) (*hostDef, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	key := ""
+	if iface.Raw != "" {
+		var ok bool
+		if key, ok = resolveIface(l.funcs, iface); !ok {
+			return nil, l.missing(iface, name)
+		}
+	}
+	d, ok := l.funcs[key][name]
+	if !ok {
+		return nil, l.missing(iface, name)
+	}
+	return d, nil
+}
+
+func (l *Linker) importedResource(iface Name, name string) (*HostResource, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	key := ""
+	if iface.Raw != "" {
+		var ok bool
+		if key, ok = resolveIface(l.resources, iface); !ok {
+			return nil, l.missing(iface, name)
+		}
+	}
+	r, ok := l.resources[key][name]
+	if !ok {
+		return nil, l.missing(iface, name)
+	}
+	return r, nil
+}
+
+// missing builds the error for an unsatisfied import, naming the versions the linker does have
+// so that a version mismatch reads as one.
+func (l *Linker) missing(iface Name, name string) error {
+	var have []string
+	if iface.Kind == NameInterface {
+		for k := range l.funcs {
+			if n, err := ParseName(k); err == nil && n.Unversioned() == iface.Unversioned() {
+				have = append(have, k)
+			}
+		}
+		for k := range l.resources {
+			if n, err := ParseName(k); err == nil && n.Unversioned() == iface.Unversioned() && l.funcs[k] == nil {
+				have = append(have, k)
+			}
+		}
+	}
+	sort.Strings(have)
+	if len(have) > 0 {
+		return fmt.Errorf("%w: %s (the linker defines %v, none semver-compatible or none defining %q)", ErrMissingImport, qualified(iface.Raw, name), have, name)
+	}
+	return fmt.Errorf("%w: %s", ErrMissingImport, qualified(iface.Raw, name))
+}

@@ -1,0 +1,115 @@
+package component_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/kobako/kobako/abi"
+	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/engine"
+)
+
+// Compile a component, instantiate it in a store of its own and call its exports, dynamically
+// with abi values and through a typed Go function.
+func ExampleLinker_Instantiate() {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close(ctx)
+	b, err := os.ReadFile("testdata/runtime/calc.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cc, err := component.Compile(ctx, e, b) // once; instantiate as often as needed
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := e.NewStore(ctx, engine.DefaultLimits())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close(ctx)
+	in, err := component.NewLinker().Instantiate(ctx, s, cc)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := in.Call(ctx, "docs:calc/api@0.1.0#add", abi.U32Value(40), abi.U32Value(2))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res[0].Uint())
+
+	var concat func(context.Context, string, string) (string, error)
+	if err := in.Bind("concat", &concat); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(concat(ctx, "small ", "box"))
+	// Output:
+	// 42
+	// small box <nil>
+}
+
+// Satisfy a component's imports with host functions: typed Go functions, dynamic ones over abi
+// values, and a host resource type whose reps the host chooses.
+func ExampleLinker_DefineFunc() {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close(ctx)
+	b, err := os.ReadFile("testdata/runtime/host.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cc, err := component.Compile(ctx, e, b)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The component imports docs:host/api@0.2.1; any 0.2.x definition satisfies it.
+	const api = "docs:host/api@0.2.0"
+	l := component.NewLinker()
+	sizes := map[uint32]uint32{}
+	if _, err := l.DefineResource(api, "blob", func(_ context.Context, rep uint32) error {
+		delete(sizes, rep)
+		return nil
+	}); err != nil {
+		log.Fatal(err)
+	}
+	check := func(err error) {
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+	check(l.DefineFunc(api, "double", func(_ context.Context, x uint32) uint32 { return 2 * x }))
+	check(l.DefineFunc(api, "log", func(_ context.Context, msg string) { fmt.Println("guest says:", msg) }))
+	check(l.DefineFunc(api, "name", func(context.Context) string { return "kobako" }))
+	check(l.DefineFunc(api, "make", func(_ context.Context, n uint32) uint32 { // own<blob>: the rep
+		rep := uint32(len(sizes) + 1)
+		sizes[rep] = n
+		return rep
+	}))
+	check(l.Define(api, "[method]blob.size", func(_ context.Context, args []abi.Value) ([]abi.Value, error) {
+		return []abi.Value{abi.U32Value(sizes[args[0].Rep()])}, nil
+	}))
+
+	s, err := e.NewStore(ctx, engine.DefaultLimits())
+	check(err)
+	defer s.Close(ctx)
+	in, err := l.Instantiate(ctx, s, cc)
+	check(err)
+	res, err := in.Call(ctx, "run", abi.U32Value(20))
+	check(err)
+	fmt.Println(res[0].Uint())
+	res, err = in.Call(ctx, "make-size", abi.U32Value(7))
+	check(err)
+	fmt.Println(res[0].Uint(), len(sizes))
+	// Output:
+	// guest says: hello from guest
+	// 41
+	// 7 0
+}

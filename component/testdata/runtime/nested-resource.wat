@@ -1,0 +1,81 @@
+;; Runtime fixture: a resource defined by nested component $A and used by nested component $B,
+;; which receives the type and A's constructor and method as instantiation arguments. B's own
+;; handles to A's resources live in B's handle table; dropping them runs A's destructor.
+;; Assembled by ../build.sh with `jco parse`.
+(component
+  (component $A
+    (core module $state
+      (memory (export "memory") 1)
+      (func (export "dtor") (param i32)
+        (i32.store (i32.const 0) (i32.add (i32.load (i32.const 0)) (i32.const 1))))
+      (func (export "dropped") (result i32) (i32.load (i32.const 0))))
+    (core instance $st (instantiate $state))
+    (alias core export $st "dtor" (core func $dtor))
+    (alias core export $st "memory" (core memory $memory))
+    (type $counter (resource (rep i32) (dtor (core func $dtor))))
+    (core func $new (canon resource.new $counter))
+    (core instance $args (export "memory" (memory $memory)) (export "new" (func $new)))
+    (core module $impl
+      (import "rt" "memory" (memory 1))
+      (import "rt" "new" (func $new (param i32) (result i32)))
+      (global $next (mut i32) (i32.const 1))
+      (func (export "ctor") (param $v i32) (result i32)
+        (local $r i32)
+        (local.set $r (global.get $next))
+        (global.set $next (i32.add (global.get $next) (i32.const 1)))
+        (i32.store (i32.add (i32.const 64) (i32.shl (local.get $r) (i32.const 2))) (local.get $v))
+        (call $new (local.get $r)))
+      (func (export "get") (param $r i32) (result i32)
+        (i32.load (i32.add (i32.const 64) (i32.shl (local.get $r) (i32.const 2))))))
+    (core instance $impl (instantiate $impl (with "rt" (instance $args))))
+    (export $c "counter" (type $counter))
+    (func (export "[constructor]counter") (param "v" u32) (result (own $c)) (canon lift (core func $impl "ctor")))
+    (func (export "[method]counter.get") (param "self" (borrow $c)) (result u32) (canon lift (core func $impl "get")))
+    (func (export "dropped") (result u32) (canon lift (core func $st "dropped"))))
+
+  (component $B
+    (import "counter" (type $counter (sub resource)))
+    (import "[constructor]counter" (func $ctor (param "v" u32) (result (own $counter))))
+    (import "[method]counter.get" (func $get (param "self" (borrow $counter)) (result u32)))
+    (core func $ctor_l (canon lower (func $ctor)))
+    (core func $get_l (canon lower (func $get)))
+    (core func $drop_l (canon resource.drop $counter))
+    (core instance $args (export "ctor" (func $ctor_l)) (export "get" (func $get_l)) (export "drop" (func $drop_l)))
+    (core module $m
+      (import "a" "ctor" (func $ctor (param i32) (result i32)))
+      (import "a" "get" (func $get (param i32) (result i32)))
+      (import "a" "drop" (func $drop (param i32)))
+      ;; create, read through a borrow, drop: A's destructor runs
+      (func (export "roundtrip") (param $v i32) (result i32)
+        (local $h i32) (local $r i32)
+        (local.set $h (call $ctor (local.get $v)))
+        (local.set $r (call $get (local.get $h)))
+        (call $drop (local.get $h))
+        (local.get $r))
+      ;; a handle passed in by the caller
+      (func (export "read") (param $h i32) (result i32)
+        (local $r i32)
+        (local.set $r (call $get (local.get $h)))
+        (call $drop (local.get $h))
+        (local.get $r)))
+    (core instance $i (instantiate $m (with "a" (instance $args))))
+    (func (export "roundtrip") (param "v" u32) (result u32) (canon lift (core func $i "roundtrip")))
+    (func (export "read") (param "c" (own $counter)) (result u32) (canon lift (core func $i "read"))))
+
+  (instance $a (instantiate $A))
+  (alias export $a "counter" (type $counter))
+  (alias export $a "[constructor]counter" (func $ctor))
+  (alias export $a "[method]counter.get" (func $get))
+  (alias export $a "dropped" (func $dropped))
+  (instance $b (instantiate $B
+    (with "counter" (type $counter))
+    (with "[constructor]counter" (func $ctor))
+    (with "[method]counter.get" (func $get))))
+  (alias export $b "roundtrip" (func $roundtrip))
+  (alias export $b "read" (func $read))
+  (export $c "counter" (type $counter))
+  (export "[constructor]counter" (func $ctor) (func (param "v" u32) (result (own $c))))
+  (export "roundtrip" (func $roundtrip))
+  (export "read" (func $read) (func (param "c" (own $c)) (result u32)))
+  (export "dropped" (func $dropped))
+)
