@@ -116,6 +116,10 @@ func TestFuelStopsCallFreeLoop(t *testing.T) {
 	if s.Fuel() >= 0 {
 		t.Errorf("remaining fuel %d after exhaustion, want < 0", s.Fuel())
 	}
+	var trap *engine.Trap
+	if errors.As(err, &trap); trap.Function == "" || strings.Contains(trap.Function, "refuel") {
+		t.Errorf("trap names %q, want the guest function that ran out, not the engine's hook", trap.Function)
+	}
 }
 
 func TestDeadlineStopsCallFreeLoop(t *testing.T) {

@@ -246,7 +246,7 @@ func trapFunction(err error, m *Module) string {
 	var line string
 	for _, l := range strings.Split(msg[i+len("wasm stack trace:\n"):], "\n") {
 		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "."+fuelHookName+"(") {
+		if l == "" || strings.HasPrefix(l, fuelHostModuleName+"."+fuelHookName+"(") || strings.HasPrefix(l, "."+fuelHookName+"(") {
 			continue // the refuel hook's own frame: report the guest function that ran out
 		}
 		line = l

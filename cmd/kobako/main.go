@@ -26,7 +26,8 @@ func main() {
 const usage = `kobako: a pure-Go WebAssembly plugin runtime
 
 Usage:
-  kobako run [flags] [FILE.wasm [ARGS...]]   run a WASI preview 1 command (an embedded example without FILE)
+  kobako run [flags] [FILE.wasm [ARGS...]]   run a WASI preview 1 command (an embedded example without FILE),
+                                             or call an export of a module or component with --invoke 'f(1, "a")'
   kobako function SUBCOMMAND ...             ABI 1 function packages (validate, tools, call, pack); "example" is embedded
   kobako plugin SUBCOMMAND ...               manage ZeroClaw plugins (list, search, install, remove, info, keygen, sign)
   kobako inspect FILE.wasm                   print a component's imports and exports as WIT (a core module's too)

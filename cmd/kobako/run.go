@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kobako/kobako/component"
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
@@ -62,7 +63,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs := flag.NewFlagSet("kobako run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: kobako run [flags] [FILE.wasm [ARGS...]]\n\nRuns a WASI preview 1 command. Without FILE it runs an embedded example.\n\nFlags:\n")
+		fmt.Fprint(stderr, "Usage: kobako run [flags] [FILE.wasm [ARGS...]]\n\nRuns a WASI preview 1 command. Without FILE it runs an embedded example.\nWith --invoke it calls one export of a core module or a component instead, printing the result in WAVE.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	limits := engine.DefaultLimits()
@@ -75,6 +76,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.Var(&envs, "env", "set environment variable K=V for the guest (repeatable)")
 	inheritEnv := fs.Bool("inherit-env", false, "pass kobako's whole environment to the guest (before --env)")
 	deterministic := fs.Bool("deterministic", false, "give the guest a fake clock (1 ms per reading) and seeded randomness, so its output and fuel are reproducible")
+	invokeExpr := fs.String("invoke", "", "call the export `EXPR` names, such as 'add(1, 2)' or 'docs:adder/add@0.1.0#add(1, 2)', with WAVE arguments, and print its result in WAVE")
 	stats := fs.Bool("stats", false, "print one JSON object with fuel consumed, wall time and peak memory on stderr at exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -121,8 +123,19 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: guest, HostDir: host})
 	}
 
+	if *invokeExpr == "" && component.IsComponent(wasmBytes) {
+		fmt.Fprintf(stderr, "error: %s: %v\n", name, errNeedsPreview2)
+		return exitError
+	}
+
 	start := time.Now()
-	st, err := runWASI(ctx, wasmBytes, cfg, limits)
+	var st runStats
+	var err error
+	if *invokeExpr != "" {
+		st, err = invoke(ctx, wasmBytes, *invokeExpr, cfg, limits, stdout)
+	} else {
+		st, err = runWASI(ctx, wasmBytes, cfg, limits)
+	}
 	code := 0
 	var exit *engine.ExitError
 	switch {
@@ -130,9 +143,17 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		code = int(exit.Code)
 	case err != nil:
 		var trap *engine.Trap
+		var usage *usageError
+		var abiErr *abiTrap
 		if errors.As(err, &trap) {
 			code = exitTrap
 			fmt.Fprintf(stderr, "error: %s: %s\n", name, describeTrap(trap))
+		} else if errors.As(err, &abiErr) {
+			code = exitTrap
+			fmt.Fprintf(stderr, "error: %s: %v\n", name, abiErr)
+		} else if errors.As(err, &usage) {
+			code = exitUsage
+			fmt.Fprintf(stderr, "error: %s: %v\n", name, err)
 		} else {
 			code = exitError
 			fmt.Fprintf(stderr, "error: %s: %v\n", name, err)
