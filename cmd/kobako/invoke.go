@@ -14,11 +14,8 @@ import (
 	"github.com/kobako/kobako/component"
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi/preview1"
+	"github.com/kobako/kobako/wasi/preview2"
 )
-
-// errNeedsPreview2 is what `kobako run` says about a component without --invoke: running one
-// means calling its wasi:cli/run export against a WASI 0.2 host, which kobako does not have yet.
-var errNeedsPreview2 = errors.New("running a wasi:cli/run component needs WASI 0.2 support, which is not yet available; call one of its exports with --invoke 'f(...)'")
 
 // usageError marks an --invoke failure that is the caller's mistake rather than the program's:
 // a malformed expression, an export that does not exist, arguments that do not fit. run exits
@@ -44,7 +41,7 @@ func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg preview1.Con
 	defer s.Close(ctx)
 	var out string
 	if component.IsComponent(wasmBytes) {
-		out, err = invokeComponent(ctx, e, s, wasmBytes, expr)
+		out, err = invokeComponent(ctx, e, s, wasmBytes, expr, cfg)
 	} else {
 		out, err = invokeCore(ctx, e, s, wasmBytes, expr, cfg, limits)
 	}
@@ -59,10 +56,9 @@ func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg preview1.Con
 	return st, err
 }
 
-// invokeComponent instantiates a component with nothing to import (the CLI has no WASI 0.2
-// host yet, so a component importing anything fails here naming the import) and calls the export
-// expr names.
-func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, wasmBytes []byte, expr string) (string, error) {
+// invokeComponent instantiates a component with WASI 0.2 to import (a component importing
+// anything else fails here naming the import) and calls the export expr names.
+func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, wasmBytes []byte, expr string, cfg preview1.Config) (string, error) {
 	call, err := wave.ParseCall(expr)
 	if err != nil {
 		return "", &usageError{fmt.Errorf("--invoke %q: %w", expr, err)}
@@ -71,10 +67,19 @@ func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, was
 	if err != nil {
 		return "", err
 	}
-	in, err := component.NewLinker().Instantiate(ctx, s, cc)
+	h, err := preview2.NewHost(preview2Config(cfg))
+	if err != nil {
+		return "", err
+	}
+	defer h.Close()
+	l := component.NewLinker()
+	if err := h.Define(l); err != nil {
+		return "", err
+	}
+	in, err := l.Instantiate(ctx, s, cc)
 	if err != nil {
 		if errors.Is(err, component.ErrMissingImport) {
-			return "", fmt.Errorf("%w (kobako run provides no imports to components yet: no WASI 0.2, no host interfaces)", err)
+			return "", fmt.Errorf("%w (kobako run provides WASI 0.2 to components, no other host interfaces)", err)
 		}
 		return "", err
 	}

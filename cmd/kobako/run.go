@@ -18,6 +18,7 @@ import (
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
+	"github.com/kobako/kobako/wasi/preview2"
 )
 
 // exampleWasm is the program `kobako run` runs without FILE: example/hello, a Go GOOS=wasip1 command
@@ -63,7 +64,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs := flag.NewFlagSet("kobako run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: kobako run [flags] [FILE.wasm [ARGS...]]\n\nRuns a WASI preview 1 command. Without FILE it runs an embedded example.\nWith --invoke it calls one export of a core module or a component instead, printing the result in WAVE.\n\nFlags:\n")
+		fmt.Fprint(stderr, "Usage: kobako run [flags] [FILE.wasm [ARGS...]]\n\nRuns a WASI preview 1 command, or a component exporting wasi:cli/run against WASI 0.2. Without FILE it runs an embedded example.\nWith --invoke it calls one export of a core module or a component instead, printing the result in WAVE.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	limits := engine.DefaultLimits()
@@ -123,16 +124,13 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: guest, HostDir: host})
 	}
 
-	if *invokeExpr == "" && component.IsComponent(wasmBytes) {
-		fmt.Fprintf(stderr, "error: %s: %v\n", name, errNeedsPreview2)
-		return exitError
-	}
-
 	start := time.Now()
 	var st runStats
 	var err error
 	if *invokeExpr != "" {
 		st, err = invoke(ctx, wasmBytes, *invokeExpr, cfg, limits, stdout)
+	} else if component.IsComponent(wasmBytes) {
+		st, err = runComponent(ctx, wasmBytes, cfg, limits)
 	} else {
 		st, err = runWASI(ctx, wasmBytes, cfg, limits)
 	}
@@ -166,6 +164,46 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "%s\n", b)
 	}
 	return code
+}
+
+// runComponent runs a component's wasi:cli/run export against the WASI 0.2 host, given what
+// cfg gives a preview 1 command. A non-zero exit status comes back as *engine.ExitError, as for
+// core modules.
+func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, limits engine.Limits) (runStats, error) {
+	var st runStats
+	e, err := engine.New(ctx, engine.Config{})
+	if err != nil {
+		return st, err
+	}
+	defer e.Close(ctx)
+	cc, err := component.Compile(ctx, e, wasmBytes)
+	if err != nil {
+		return st, err
+	}
+	if _, err := preview2.RunExport(cc.Component()); err != nil {
+		return st, fmt.Errorf("%w; call one of its exports with --invoke 'f(...)'", err)
+	}
+	s, err := e.NewStore(ctx, limits)
+	if err != nil {
+		return st, err
+	}
+	defer s.Close(ctx)
+	code, err := preview2.RunComponent(ctx, s, cc, preview2Config(cfg))
+	st.FuelConsumed = s.FuelConsumed()
+	st.PeakMemoryBytes = s.PeakMemory()
+	if err == nil && code != 0 {
+		err = &engine.ExitError{Code: code}
+	}
+	return st, err
+}
+
+func preview2Config(c preview1.Config) preview2.Config {
+	p := preview2.Config{Args: c.Args, Env: c.Env, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr,
+		Clock: c.Clock, Random: c.Random, WriteBudget: c.WriteBudget, MaxWriteSize: c.MaxWriteSize, Budget: c.Budget}
+	for _, d := range c.Preopens {
+		p.Preopens = append(p.Preopens, preview2.Preopen{GuestPath: d.GuestPath, HostDir: d.HostDir, FS: d.FS, Dir: d.Dir, ReadOnly: d.ReadOnly})
+	}
+	return p
 }
 
 // describeTrap names the cause first ("fuel exhausted", "deadline exceeded", ...), as scripts grep

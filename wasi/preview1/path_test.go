@@ -3,6 +3,7 @@ package preview1
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -64,7 +65,9 @@ func TestPathOpenSandbox(t *testing.T) {
 	for _, tt := range tests {
 		p, n := r.str(60000, tt.path)
 		e := r.call("path_open", tt.dirfd, tt.lookup, p, n, tt.oflags, tt.rights, tt.rights, 0, 59996)
-		if e != tt.err {
+		if e != tt.err && !(runtime.GOOS == "wasip1" && tt.name == "absolute symlink" && e == wasi.ENOENT) {
+			// Under wasip1 the host's os.Root is itself on WASI, where the absolute link's target
+			// is resolved against the outer sandbox and not found: refused all the same.
 			t.Errorf("%s: path_open(%q) = %v, want %v", tt.name, tt.path, e, tt.err)
 			continue
 		}

@@ -1,0 +1,54 @@
+package preview2
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/kobako/kobako/component"
+)
+
+const (
+	ifaceMonotonic = "wasi:clocks/monotonic-clock@0.2.0"
+	ifaceWall      = "wasi:clocks/wall-clock@0.2.0"
+)
+
+// datetime is wall-clock's datetime record.
+type datetime struct {
+	Seconds     uint64
+	Nanoseconds uint32
+}
+
+func toDatetime(t time.Time) datetime {
+	if t.Unix() < 0 {
+		return datetime{} // WASI's datetime cannot say "before 1970"
+	}
+	return datetime{Seconds: uint64(t.Unix()), Nanoseconds: uint32(t.Nanosecond())}
+}
+
+// monotonic is the clock's instant in nanoseconds, never negative.
+func (h *Host) monotonic() uint64 { return uint64(max(h.clock.Monotonic(), 0)) }
+
+func (h *Host) defineClocks(l *component.Linker) error {
+	err := defineAll(l, ifaceMonotonic, map[string]any{
+		"now":        func(context.Context) uint64 { return h.monotonic() },
+		"resolution": func(context.Context) uint64 { return uint64(max(h.clock.Resolution(), 1)) },
+		"subscribe-instant": func(_ context.Context, when uint64) (uint32, error) {
+			return h.newPollable(&pollable{timer: true, when: time.Duration(min(when, math.MaxInt64))})
+		},
+		"subscribe-duration": func(_ context.Context, d uint64) (uint32, error) {
+			when := h.monotonic() + min(d, math.MaxInt64)
+			return h.newPollable(&pollable{timer: true, when: time.Duration(min(when, math.MaxInt64))})
+		},
+	})
+	if err != nil {
+		return err
+	}
+	return defineAll(l, ifaceWall, map[string]any{
+		"now": func(context.Context) datetime { return toDatetime(h.clock.Now()) },
+		"resolution": func(context.Context) datetime {
+			r := max(h.clock.Resolution(), 1)
+			return datetime{Seconds: uint64(r / time.Second), Nanoseconds: uint32(r % time.Second)}
+		},
+	})
+}

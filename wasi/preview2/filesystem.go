@@ -1,0 +1,571 @@
+package preview2
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kobako/kobako/abi"
+	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/wasi"
+)
+
+const (
+	ifaceTypes    = "wasi:filesystem/types@0.2.0"
+	ifacePreopens = "wasi:filesystem/preopens@0.2.0"
+)
+
+// descriptor-flags bits.
+const (
+	flagRead            = 1 << 0
+	flagWrite           = 1 << 1
+	flagMutateDirectory = 1 << 5
+	knownDescFlags      = 1<<6 - 1
+)
+
+// descriptor-type cases.
+const (
+	typeUnknown uint8 = iota
+	typeBlockDevice
+	typeCharacterDevice
+	typeDirectory
+	typeFIFO
+	typeSymbolicLink
+	typeRegularFile
+	typeSocket
+)
+
+// descriptor is a wasi:filesystem descriptor: an open directory or file.
+type descriptor struct {
+	dir     wasi.Dir
+	file    wasi.File
+	flags   uint8
+	preopen bool // owned by the Host, closed by Host.Close only
+}
+
+func (d *descriptor) node() wasi.Node {
+	if d.dir != nil {
+		return d.dir
+	}
+	return d.file
+}
+
+func (d *descriptor) close() error {
+	if d.preopen {
+		return nil
+	}
+	return d.node().Close()
+}
+
+type dirStream struct{ r wasi.DirReader }
+
+func (s *dirStream) close() error { return s.r.Close() }
+
+type (
+	descStat struct {
+		Type                      uint8
+		LinkCount                 uint64
+		Size                      uint64
+		DataAccessTimestamp       abi.Option[datetime]
+		DataModificationTimestamp abi.Option[datetime]
+		StatusChangeTimestamp     abi.Option[datetime]
+	}
+	// newTimestamp is the new-timestamp variant.
+	newTimestamp struct {
+		NoChange  bool
+		Now       bool
+		Timestamp *datetime
+	}
+	dirEntry struct {
+		Type uint8
+		Name string
+	}
+	hashValue struct{ Lower, Upper uint64 }
+)
+
+type fsResult[T any] = abi.Result[T, errorCode]
+
+func fsErr[T any](err error) fsResult[T] { return abi.Err[T](toCode(err)) }
+func fsOK[T any](v T) fsResult[T]        { return abi.Ok[T, errorCode](v) }
+
+func descType(t wasi.Filetype) uint8 {
+	switch t {
+	case wasi.FiletypeBlockDevice:
+		return typeBlockDevice
+	case wasi.FiletypeCharacterDevice:
+		return typeCharacterDevice
+	case wasi.FiletypeDirectory:
+		return typeDirectory
+	case wasi.FiletypeRegularFile:
+		return typeRegularFile
+	case wasi.FiletypeSocketDgram, wasi.FiletypeSocketStream:
+		return typeSocket
+	case wasi.FiletypeSymbolicLink:
+		return typeSymbolicLink
+	}
+	return typeUnknown
+}
+
+func toStat(s wasi.Stat) descStat {
+	return descStat{
+		Type: descType(s.Type), LinkCount: s.Nlink, Size: s.Size,
+		DataAccessTimestamp:       abi.Some(toDatetime(s.Atime)),
+		DataModificationTimestamp: abi.Some(toDatetime(s.Mtime)),
+		StatusChangeTimestamp:     abi.Some(toDatetime(s.Ctime)),
+	}
+}
+
+func (h *Host) times(a, m newTimestamp) (wasi.Times, error) {
+	var t wasi.Times
+	conv := func(n newTimestamp) (time.Time, bool, error) {
+		switch {
+		case n.Now:
+			return h.clock.Now(), true, nil
+		case n.Timestamp != nil:
+			if n.Timestamp.Nanoseconds >= 1e9 || n.Timestamp.Seconds > 1<<62 {
+				return time.Time{}, false, wasi.EINVAL
+			}
+			return time.Unix(int64(n.Timestamp.Seconds), int64(n.Timestamp.Nanoseconds)), true, nil
+		}
+		return time.Time{}, false, nil
+	}
+	var err error
+	if t.Atime, t.SetAtime, err = conv(a); err != nil {
+		return t, err
+	}
+	t.Mtime, t.SetMtime, err = conv(m)
+	return t, err
+}
+
+// desc returns descriptor rep; a wrong rep traps, as the component's handle table would.
+func (h *Host) desc(rep uint32) (*descriptor, error) { return get[*descriptor](h, rep) }
+
+// dirOf returns the directory of descriptor rep, or not-directory.
+func (h *Host) dirOf(rep uint32) (wasi.Dir, error, error) {
+	d, err := h.desc(rep)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.dir == nil {
+		return nil, wasi.ENOTDIR, nil
+	}
+	return d.dir, nil, nil
+}
+
+// fileOf returns the file of descriptor rep, or is-directory.
+func (h *Host) fileOf(rep uint32) (*descriptor, error, error) {
+	d, err := h.desc(rep)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.file == nil {
+		return nil, wasi.EISDIR, nil
+	}
+	return d, nil, nil
+}
+
+// mutating runs fn on the directory of rep when the descriptor may change it.
+func (h *Host) mutating(rep uint32, fn func(wasi.Dir) error) (fsResult[struct{}], error) {
+	d, err := h.desc(rep)
+	if err != nil {
+		return fsResult[struct{}]{}, err
+	}
+	if d.dir == nil {
+		return fsErr[struct{}](wasi.ENOTDIR), nil
+	}
+	if d.flags&flagMutateDirectory == 0 {
+		return fsErr[struct{}](wasi.EPERM), nil
+	}
+	if err := fn(d.dir); err != nil {
+		return fsErr[struct{}](err), nil
+	}
+	return fsOK(struct{}{}), nil
+}
+
+func (h *Host) openAt(self uint32, pathFlags uint8, path string, openFlags, flags uint8) (fsResult[uint32], error) {
+	d, err := h.desc(self)
+	if err != nil {
+		return fsResult[uint32]{}, err
+	}
+	if d.dir == nil {
+		return fsErr[uint32](wasi.ENOTDIR), nil
+	}
+	if flags&^knownDescFlags != 0 {
+		return fsErr[uint32](wasi.EINVAL), nil
+	}
+	of := wasi.OpenFlags{
+		Read: flags&flagRead != 0, Write: flags&flagWrite != 0,
+		Create: openFlags&1 != 0, Directory: openFlags&2 != 0, Exclusive: openFlags&4 != 0, Truncate: openFlags&8 != 0,
+		NoFollow: pathFlags&1 == 0,
+	}
+	if (of.Write || of.Create || of.Truncate || flags&flagMutateDirectory != 0) && d.flags&flagMutateDirectory == 0 {
+		return fsErr[uint32](wasi.EPERM), nil
+	}
+	n, err := d.dir.OpenAt(path, of)
+	if err != nil {
+		return fsErr[uint32](err), nil
+	}
+	nd := &descriptor{flags: flags}
+	switch n := n.(type) {
+	case wasi.Dir:
+		nd.dir = n
+	case wasi.File:
+		nd.file = n
+		nd.flags &^= flagMutateDirectory
+	default:
+		_ = n.Close()
+		return fsErr[uint32](wasi.EIO), nil
+	}
+	rep, err := h.res.add(nd)
+	if err != nil {
+		_ = nd.node().Close()
+		return fsResult[uint32]{}, err
+	}
+	return fsOK(rep), nil
+}
+
+func (h *Host) stream(self uint32, off uint64, write, appending bool) (fsResult[uint32], error) {
+	d, ferr, err := h.fileOf(self)
+	if err != nil || ferr != nil {
+		return fsErr[uint32](ferr), err
+	}
+	if off > 1<<62 {
+		return fsErr[uint32](wasi.EINVAL), nil
+	}
+	var r any
+	switch {
+	case write && (d.flags&flagWrite == 0 || !d.file.Writable()):
+		return fsErr[uint32](wasi.EBADF), nil
+	case write:
+		r = &outStream{file: d.file, off: int64(off), append: appending}
+	case d.flags&flagRead == 0 || !d.file.Readable():
+		return fsErr[uint32](wasi.EBADF), nil
+	default:
+		r = &inStream{file: d.file, off: int64(off)}
+	}
+	rep, err := h.res.add(r)
+	if err != nil {
+		return fsResult[uint32]{}, err
+	}
+	return fsOK(rep), nil
+}
+
+func (h *Host) defineFilesystem(l *component.Linker) error {
+	if _, err := l.DefineResource(ifaceTypes, "descriptor", dtor[*descriptor](h)); err != nil {
+		return err
+	}
+	if _, err := l.DefineResource(ifaceTypes, "directory-entry-stream", dtor[*dirStream](h)); err != nil {
+		return err
+	}
+	type unit = fsResult[struct{}]
+	ok := fsOK(struct{}{})
+	m := "[method]descriptor."
+	err := defineAll(l, ifaceTypes, map[string]any{
+		m + "read-via-stream": func(_ context.Context, self uint32, off uint64) (fsResult[uint32], error) {
+			return h.stream(self, off, false, false)
+		},
+		m + "write-via-stream": func(_ context.Context, self uint32, off uint64) (fsResult[uint32], error) {
+			return h.stream(self, off, true, false)
+		},
+		m + "append-via-stream": func(_ context.Context, self uint32) (fsResult[uint32], error) {
+			return h.stream(self, 0, true, true)
+		},
+		m + "advise": func(_ context.Context, self uint32, _, _ uint64, advice uint8) (unit, error) {
+			if _, err := h.desc(self); err != nil {
+				return unit{}, err
+			}
+			return ok, nil // advice is only advice
+		},
+		m + "sync-data": func(_ context.Context, self uint32) (unit, error) {
+			d, err := h.desc(self)
+			if err != nil {
+				return unit{}, err
+			}
+			if err := d.node().Sync(); err != nil {
+				return fsErr[struct{}](err), nil
+			}
+			return ok, nil
+		},
+		m + "sync": func(_ context.Context, self uint32) (unit, error) {
+			d, err := h.desc(self)
+			if err != nil {
+				return unit{}, err
+			}
+			if err := d.node().Sync(); err != nil {
+				return fsErr[struct{}](err), nil
+			}
+			return ok, nil
+		},
+		m + "get-flags": func(_ context.Context, self uint32) (fsResult[uint8], error) {
+			d, err := h.desc(self)
+			if err != nil {
+				return fsResult[uint8]{}, err
+			}
+			return fsOK(d.flags), nil
+		},
+		m + "get-type": func(_ context.Context, self uint32) (fsResult[uint8], error) {
+			d, err := h.desc(self)
+			if err != nil {
+				return fsResult[uint8]{}, err
+			}
+			st, err := d.node().Stat()
+			if err != nil {
+				return fsErr[uint8](err), nil
+			}
+			return fsOK(descType(st.Type)), nil
+		},
+		m + "set-size": func(_ context.Context, self uint32, size uint64) (unit, error) {
+			d, ferr, err := h.fileOf(self)
+			if err != nil || ferr != nil {
+				return fsErr[struct{}](ferr), err
+			}
+			if d.flags&flagWrite == 0 {
+				return fsErr[struct{}](wasi.EBADF), nil
+			}
+			if size > 1<<62 {
+				return fsErr[struct{}](wasi.EFBIG), nil
+			}
+			if err := d.file.Truncate(int64(size)); err != nil {
+				return fsErr[struct{}](err), nil
+			}
+			return ok, nil
+		},
+		m + "set-times": func(_ context.Context, self uint32, a, mt newTimestamp) (unit, error) {
+			d, err := h.desc(self)
+			if err != nil {
+				return unit{}, err
+			}
+			t, err := h.times(a, mt)
+			if err == nil {
+				err = d.node().SetTimes(t)
+			}
+			if err != nil {
+				return fsErr[struct{}](err), nil
+			}
+			return ok, nil
+		},
+		m + "read": func(_ context.Context, self uint32, n, off uint64) (fsResult[readResult], error) {
+			d, ferr, err := h.fileOf(self)
+			if err != nil || ferr != nil {
+				return fsErr[readResult](ferr), err
+			}
+			if d.flags&flagRead == 0 {
+				return fsErr[readResult](wasi.EBADF), nil
+			}
+			if off > 1<<62 {
+				return fsErr[readResult](wasi.EINVAL), nil
+			}
+			buf := make([]byte, min(n, MaxReadChunk))
+			k, err := d.file.Readv([][]byte{buf}, int64(off))
+			if err != nil && !errors.Is(err, io.EOF) {
+				return fsErr[readResult](err), nil
+			}
+			return fsOK(readResult{buf[:k], k == 0 && len(buf) > 0}), nil
+		},
+		m + "write": func(_ context.Context, self uint32, b []byte, off uint64) (fsResult[uint64], error) {
+			d, ferr, err := h.fileOf(self)
+			if err != nil || ferr != nil {
+				return fsErr[uint64](ferr), err
+			}
+			if d.flags&flagWrite == 0 {
+				return fsErr[uint64](wasi.EBADF), nil
+			}
+			if off > 1<<62 {
+				return fsErr[uint64](wasi.EFBIG), nil
+			}
+			k, err := d.file.Writev([][]byte{b}, int64(off))
+			if err != nil {
+				return fsErr[uint64](err), nil
+			}
+			return fsOK(uint64(k)), nil
+		},
+		m + "read-directory": func(_ context.Context, self uint32) (fsResult[uint32], error) {
+			dir, derr, err := h.dirOf(self)
+			if err != nil || derr != nil {
+				return fsErr[uint32](derr), err
+			}
+			r, err := dir.ReadDir()
+			if err != nil {
+				return fsErr[uint32](err), nil
+			}
+			rep, err := h.res.add(&dirStream{r: r})
+			if err != nil {
+				_ = r.Close()
+				return fsResult[uint32]{}, err
+			}
+			return fsOK(rep), nil
+		},
+		m + "create-directory-at": func(_ context.Context, self uint32, path string) (unit, error) {
+			return h.mutating(self, func(d wasi.Dir) error { return d.MkdirAt(path) })
+		},
+		m + "stat": func(_ context.Context, self uint32) (fsResult[descStat], error) {
+			d, err := h.desc(self)
+			if err != nil {
+				return fsResult[descStat]{}, err
+			}
+			st, err := d.node().Stat()
+			if err != nil {
+				return fsErr[descStat](err), nil
+			}
+			return fsOK(toStat(st)), nil
+		},
+		m + "stat-at": func(_ context.Context, self uint32, pf uint8, path string) (fsResult[descStat], error) {
+			dir, derr, err := h.dirOf(self)
+			if err != nil || derr != nil {
+				return fsErr[descStat](derr), err
+			}
+			st, err := dir.StatAt(path, pf&1 != 0)
+			if err != nil {
+				return fsErr[descStat](err), nil
+			}
+			return fsOK(toStat(st)), nil
+		},
+		m + "set-times-at": func(_ context.Context, self uint32, pf uint8, path string, a, mt newTimestamp) (unit, error) {
+			return h.mutating(self, func(d wasi.Dir) error {
+				t, err := h.times(a, mt)
+				if err != nil {
+					return err
+				}
+				return d.SetTimesAt(path, pf&1 != 0, t)
+			})
+		},
+		m + "link-at": func(_ context.Context, self uint32, pf uint8, oldPath string, newDesc uint32, newPath string) (unit, error) {
+			nd, derr, err := h.dirOf(newDesc)
+			if err != nil || derr != nil {
+				return fsErr[struct{}](derr), err
+			}
+			return h.mutating(self, func(d wasi.Dir) error { return d.LinkAt(oldPath, pf&1 != 0, nd, newPath) })
+		},
+		m + "open-at": func(_ context.Context, self uint32, pf uint8, path string, of, flags uint8) (fsResult[uint32], error) {
+			return h.openAt(self, pf, path, of, flags)
+		},
+		m + "readlink-at": func(_ context.Context, self uint32, path string) (fsResult[string], error) {
+			dir, derr, err := h.dirOf(self)
+			if err != nil || derr != nil {
+				return fsErr[string](derr), err
+			}
+			s, err := dir.ReadlinkAt(path)
+			if err != nil {
+				return fsErr[string](err), nil
+			}
+			return fsOK(s), nil
+		},
+		m + "remove-directory-at": func(_ context.Context, self uint32, path string) (unit, error) {
+			return h.mutating(self, func(d wasi.Dir) error { return d.RmdirAt(path) })
+		},
+		m + "rename-at": func(_ context.Context, self uint32, oldPath string, newDesc uint32, newPath string) (unit, error) {
+			nd, derr, err := h.dirOf(newDesc)
+			if err != nil || derr != nil {
+				return fsErr[struct{}](derr), err
+			}
+			return h.mutating(self, func(d wasi.Dir) error { return d.RenameAt(oldPath, nd, newPath) })
+		},
+		m + "symlink-at": func(_ context.Context, self uint32, target, path string) (unit, error) {
+			return h.mutating(self, func(d wasi.Dir) error { return d.SymlinkAt(target, path) })
+		},
+		m + "unlink-file-at": func(_ context.Context, self uint32, path string) (unit, error) {
+			return h.mutating(self, func(d wasi.Dir) error { return d.UnlinkAt(path) })
+		},
+		m + "is-same-object": func(_ context.Context, self, other uint32) (bool, error) {
+			a, err := h.desc(self)
+			if err != nil {
+				return false, err
+			}
+			b, err := h.desc(other)
+			if err != nil {
+				return false, err
+			}
+			sa, err1 := a.node().Stat()
+			sb, err2 := b.node().Stat()
+			if err1 != nil || err2 != nil || sa.Ino == 0 {
+				return a == b, nil
+			}
+			return sa.Dev == sb.Dev && sa.Ino == sb.Ino, nil
+		},
+		m + "metadata-hash": func(_ context.Context, self uint32) (fsResult[hashValue], error) {
+			d, err := h.desc(self)
+			if err != nil {
+				return fsResult[hashValue]{}, err
+			}
+			st, err := d.node().Stat()
+			if err != nil {
+				return fsErr[hashValue](err), nil
+			}
+			return fsOK(hashValue{Lower: st.Ino, Upper: st.Dev}), nil
+		},
+		m + "metadata-hash-at": func(_ context.Context, self uint32, pf uint8, path string) (fsResult[hashValue], error) {
+			dir, derr, err := h.dirOf(self)
+			if err != nil || derr != nil {
+				return fsErr[hashValue](derr), err
+			}
+			st, err := dir.StatAt(path, pf&1 != 0)
+			if err != nil {
+				return fsErr[hashValue](err), nil
+			}
+			return fsOK(hashValue{Lower: st.Ino, Upper: st.Dev}), nil
+		},
+		"[method]directory-entry-stream.read-directory-entry": func(_ context.Context, self uint32) (fsResult[abi.Option[dirEntry]], error) {
+			s, err := get[*dirStream](h, self)
+			if err != nil {
+				return fsResult[abi.Option[dirEntry]]{}, err
+			}
+			e, err := s.r.Next()
+			if errors.Is(err, io.EOF) {
+				return fsOK(abi.None[dirEntry]()), nil
+			}
+			if err != nil {
+				return fsErr[abi.Option[dirEntry]](err), nil
+			}
+			return fsOK(abi.Some(dirEntry{Type: descType(e.Type), Name: e.Name})), nil
+		},
+		"filesystem-error-code": func(_ context.Context, e uint32) (abi.Option[errorCode], error) {
+			ie, err := get[*ioError](h, e)
+			if err != nil {
+				return abi.Option[errorCode]{}, err
+			}
+			if _, known := errnoCodes[wasi.ToErrno(ie.err)]; !known {
+				return abi.None[errorCode](), nil
+			}
+			return abi.Some(toCode(ie.err)), nil
+		},
+	})
+	if err != nil {
+		return err
+	}
+	return l.DefineFunc(ifacePreopens, "get-directories", func(context.Context) ([]preopenEntry, error) {
+		return h.getDirectories()
+	})
+}
+
+// getDirectories hands out a descriptor for each preopen; dropping one leaves the preopen open
+// for the next call.
+func (h *Host) getDirectories() ([]preopenEntry, error) {
+	out := make([]preopenEntry, 0, len(h.preopens))
+	for _, p := range h.preopens {
+		flags := uint8(flagRead)
+		if !p.dir.ReadOnly() {
+			flags |= flagMutateDirectory
+		}
+		rep, err := h.res.add(&descriptor{dir: p.dir, flags: flags, preopen: true})
+		if err != nil {
+			return nil, fmt.Errorf("preview2: get-directories: %w", err)
+		}
+		out = append(out, preopenEntry{rep, p.name})
+	}
+	return out, nil
+}
+
+// readResult is descriptor.read's tuple<list<u8>, bool>: the bytes and whether the end of the
+// file was reached.
+type readResult struct {
+	Data []byte
+	EOF  bool
+}
+
+// preopenEntry is get-directories' tuple<descriptor, string>.
+type preopenEntry struct {
+	Desc uint32
+	Path string
+}

@@ -1,0 +1,198 @@
+package preview2
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/kobako/kobako/wasi"
+)
+
+// Defaults for a zero Config field.
+const (
+	// DefaultWriteBudget is the number of bytes a guest may write to files per run when
+	// Config.WriteBudget is 0.
+	DefaultWriteBudget = 1 << 30
+	// DefaultMaxResources bounds the host resources (streams, pollables, descriptors, errors…)
+	// a guest may hold at once when Config.MaxResources is 0.
+	DefaultMaxResources = 4096
+	// MaxReadChunk caps the bytes one read call returns, whatever length the guest asks for.
+	MaxReadChunk = 64 << 10
+	// WritePermit is what check-write grants: the most bytes one write call may carry.
+	WritePermit = 64 << 10
+	// maxBlockingWrite is the limit WASI puts on blocking-write-and-flush's contents.
+	maxBlockingWrite = 4096
+)
+
+// Config is what a guest is given. It mirrors preview1.Config.
+type Config struct {
+	// Args is the argument list, program name first (get-arguments).
+	Args []string
+	// Env holds "KEY=VALUE" entries (get-environment).
+	Env []string
+	// Stdin is read on the guest's behalf through wasi.Input, so reads honour the call's
+	// deadline. Nil reads as empty.
+	Stdin io.Reader
+	// Stdout and Stderr receive the guest's output; nil discards it. Writes to them are not
+	// interruptible, so they should not block for long.
+	Stdout, Stderr io.Writer
+	// Preopens are the directories get-directories returns, in this order. None unless set.
+	Preopens []Preopen
+	// WriteBudget caps the bytes written to files over the run; 0 means DefaultWriteBudget.
+	WriteBudget int64
+	// MaxWriteSize caps one write to a file; 0 means wasi.DefaultMaxWriteSize.
+	MaxWriteSize int64
+	// Budget, when set, is used instead of WriteBudget and MaxWriteSize.
+	Budget *wasi.Budget
+	// Clock is the time the guest sees; nil means wasi.SystemClock().
+	Clock wasi.Clock
+	// Random is the source of wasi:random (all three interfaces); nil means crypto/rand.Reader.
+	Random io.Reader
+	// MaxResources bounds the host resources the guest may hold; 0 means DefaultMaxResources.
+	MaxResources int
+}
+
+// Preopen is a directory given to the guest at start. Exactly one of HostDir, FS and Dir is set.
+type Preopen struct {
+	// GuestPath is the name get-directories reports, such as "/volume".
+	GuestPath string
+	// HostDir is a host directory confined with os.Root.
+	HostDir string
+	// FS is a file system served read-only.
+	FS fs.FS
+	// Dir is an already opened directory; the Host takes it over and closes it.
+	Dir wasi.Dir
+	// ReadOnly refuses every change with not-permitted.
+	ReadOnly bool
+}
+
+// Host is the WASI 0.2 state of one component instance. It is used by the host functions Define
+// installs while the instance runs, one call at a time.
+type Host struct {
+	args, env []string
+	clock     wasi.Clock
+	random    io.Reader
+	stdin     *wasi.Input
+	stdout    io.Writer
+	stderr    io.Writer
+	budget    *wasi.Budget
+	preopens  []preopen
+	res       table
+	closed    bool
+}
+
+type preopen struct {
+	name string
+	dir  wasi.Dir
+}
+
+// NewHost checks cfg and builds a Host from it, opening the preopened directories. Close
+// releases them.
+func NewHost(cfg Config) (*Host, error) {
+	for i, a := range cfg.Args {
+		if !utf8.ValidString(a) {
+			return nil, fmt.Errorf("preview2: %w: argument %d is not UTF-8", ErrConfig, i)
+		}
+	}
+	for i, e := range cfg.Env {
+		if !utf8.ValidString(e) || !strings.Contains(e, "=") {
+			return nil, fmt.Errorf("preview2: %w: environment entry %d (%q) is not UTF-8 KEY=VALUE", ErrConfig, i, e)
+		}
+	}
+	if cfg.MaxResources < 0 {
+		return nil, fmt.Errorf("preview2: %w: MaxResources %d is negative", ErrConfig, cfg.MaxResources)
+	}
+	budget := cfg.Budget
+	if budget == nil {
+		limit := cfg.WriteBudget
+		if limit == 0 {
+			limit = DefaultWriteBudget
+		}
+		var err error
+		if budget, err = wasi.NewBudget(limit, cfg.MaxWriteSize); err != nil {
+			return nil, fmt.Errorf("preview2: %w: %w", ErrConfig, err)
+		}
+	}
+	h := &Host{args: cfg.Args, env: cfg.Env, clock: cfg.Clock, random: cfg.Random, budget: budget,
+		stdin: wasi.NewInput(cfg.Stdin), stdout: cfg.Stdout, stderr: cfg.Stderr}
+	h.res.limit = cfg.MaxResources
+	if h.res.limit == 0 {
+		h.res.limit = DefaultMaxResources
+	}
+	if h.clock == nil {
+		h.clock = wasi.SystemClock()
+	}
+	if h.random == nil {
+		h.random = rand.Reader
+	}
+	if h.stdout == nil {
+		h.stdout = io.Discard
+	}
+	if h.stderr == nil {
+		h.stderr = io.Discard
+	}
+	for i, p := range cfg.Preopens {
+		d, err := openPreopen(p, budget)
+		if err != nil {
+			h.Close()
+			return nil, fmt.Errorf("preview2: preopen %d (%q): %w", i, p.GuestPath, err)
+		}
+		h.preopens = append(h.preopens, preopen{name: p.GuestPath, dir: d})
+	}
+	return h, nil
+}
+
+func openPreopen(p Preopen, budget *wasi.Budget) (wasi.Dir, error) {
+	if p.GuestPath == "" || len(p.GuestPath) > wasi.MaxPathLen || strings.IndexByte(p.GuestPath, 0) >= 0 ||
+		!utf8.ValidString(p.GuestPath) {
+		return nil, fmt.Errorf("%w: guest path must be 1 to %d bytes of UTF-8 without NUL", ErrConfig, wasi.MaxPathLen)
+	}
+	n := 0
+	for _, set := range []bool{p.HostDir != "", p.FS != nil, p.Dir != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, fmt.Errorf("%w: exactly one of HostDir, FS and Dir must be set (%d are)", ErrConfig, n)
+	}
+	switch {
+	case p.HostDir != "":
+		return wasi.OpenHostDir(p.HostDir, wasi.HostDirOptions{ReadOnly: p.ReadOnly, Budget: budget})
+	case p.FS != nil:
+		return wasi.NewFSDir(p.FS), nil
+	}
+	if p.ReadOnly && !p.Dir.ReadOnly() {
+		return nil, fmt.Errorf("%w: Dir is writable but the preopen asks for ReadOnly", ErrConfig)
+	}
+	return p.Dir, nil
+}
+
+// Budget returns the write budget the guest's file writes draw on.
+func (h *Host) Budget() *wasi.Budget { return h.budget }
+
+// Close releases every resource the guest still holds, the preopens included, and stops
+// reading stdin.
+func (h *Host) Close() error {
+	if h.closed {
+		return nil
+	}
+	h.closed = true
+	var errs []error
+	for rep, r := range h.res.items {
+		if c, ok := r.(interface{ close() error }); ok {
+			errs = append(errs, c.close())
+		}
+		delete(h.res.items, rep)
+	}
+	for _, p := range h.preopens {
+		errs = append(errs, p.dir.Close())
+	}
+	h.preopens = nil
+	h.stdin.Close()
+	return errors.Join(errs...)
+}
