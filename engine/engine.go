@@ -41,6 +41,7 @@ type Engine struct {
 	mu       sync.Mutex
 	modules  map[moduleKey]*compileEntry
 	hostMods map[*HostModule]*hostEntry
+	fuelPool []api.Module // fuel instances of closed stores, ready for new ones
 	closed   bool
 }
 
@@ -99,6 +100,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Lock()
 	e.closed = true
 	e.modules = map[moduleKey]*compileEntry{}
+	e.fuelPool = nil // closed with the runtime below
 	e.mu.Unlock()
 	return e.runtime.Close(ctx)
 }

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -677,5 +678,137 @@ func TestFuelSharedAcrossInstances(t *testing.T) {
 			t.Errorf("fuel %d: kind %v", fuel, got)
 		}
 		s.Close(ctx)
+	}
+}
+
+// TestFuelReusedAcrossStores checks that a store's fuel counter, which the engine reuses once the
+// store is closed, carries nothing from one store to the next, and that a closed store still
+// reports its own last call.
+func TestFuelReusedAcrossStores(t *testing.T) {
+	e := newEngine(t, engine.Config{})
+	ctx := context.Background()
+	m, err := e.Compile(ctx, fixture(t, "fib"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		fuel uint64
+		n    uint64
+		trap bool
+	}{
+		{"runs out", 1000, 1000, true},
+		{"fits", 20_000, 1000, false},
+		{"tiny budget", 5, 0, false},
+		{"runs out again", 16_004, 1000, true},
+		{"exact", 16_005, 1000, false},
+	}
+	var closed []*engine.Store
+	var want []int64
+	for _, tt := range tests {
+		lim := engine.DefaultLimits()
+		lim.Fuel = tt.fuel
+		s, err := e.NewStore(ctx, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Fuel(); got != int64(tt.fuel) {
+			t.Errorf("%s: new store has %d fuel, want %d", tt.name, got, tt.fuel)
+		}
+		in, err := s.Instantiate(ctx, m, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = in.Call(ctx, "sumsq", tt.n)
+		if tt.trap {
+			if got := trapKind(t, err); got != engine.TrapFuelExhausted {
+				t.Errorf("%s: kind %v", tt.name, got)
+			}
+		} else if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+		want = append(want, s.Fuel())
+		s.Close(ctx)
+		if got := s.Fuel(); got != want[len(want)-1] {
+			t.Errorf("%s: fuel after close %d, want %d", tt.name, got, want[len(want)-1])
+		}
+		s.SetFuel(7) // must not reach the counter the next store gets
+		closed = append(closed, s)
+	}
+	for i, s := range closed {
+		if got := s.Fuel(); got != 7 {
+			t.Errorf("%s: closed store reads %d, want its own 7 (was %d)", tests[i].name, got, want[i])
+		}
+	}
+}
+
+// TestCloseDuringCall closes the store from a host function. Its fuel counter may still be
+// touched by the guest before wazero stops it, so it must not serve the next store.
+func TestCloseDuringCall(t *testing.T) {
+	e := newEngine(t, engine.Config{})
+	ctx := context.Background()
+	noop := func(context.Context, *engine.Caller, []uint64) {}
+	host := &engine.HostModule{Name: "host", Funcs: []engine.HostFunc{
+		{Name: "block", Fn: func(ctx context.Context, c *engine.Caller, _ []uint64) { c.Store().Close(ctx) }},
+		{Name: "fail", Fn: noop},
+		{Name: "exit", Params: []engine.ValueType{engine.I32}, Fn: noop},
+	}}
+	_, in := instantiate(t, e, "hostcall", engine.DefaultLimits(), engine.Imports{"host": host})
+	if _, err := in.Call(ctx, "block"); err == nil {
+		t.Error("call that closed its store reported success")
+	}
+	if _, err := in.Call(ctx, "block"); !errors.Is(err, engine.ErrClosed) && !errors.Is(err, engine.ErrInstanceUnavailable) {
+		t.Errorf("call after close: %v", err)
+	}
+	lim := engine.DefaultLimits()
+	lim.Fuel = 20_000
+	s2, in2 := instantiate(t, e, "fib", lim, nil)
+	if _, err := in2.Call(ctx, "sumsq", 1000); err != nil || s2.FuelConsumed() != 16005 {
+		t.Errorf("next store: %v, consumed %d", err, s2.FuelConsumed())
+	}
+}
+
+// TestStoresInParallel runs stores on several goroutines at once, so that fuel counters handed
+// from a closed store to a new one cross goroutines (run with -race), and checks every count.
+func TestStoresInParallel(t *testing.T) {
+	e := newEngine(t, engine.Config{})
+	ctx := context.Background()
+	m, err := e.Compile(ctx, fixture(t, "fib"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := engine.DefaultLimits()
+	lim.Fuel = 20_000
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				s, err := e.NewStore(ctx, lim)
+				if err != nil {
+					errs <- err
+					return
+				}
+				in, err := s.Instantiate(ctx, m, nil)
+				if err == nil {
+					_, err = in.Call(ctx, "sumsq", 1000)
+				}
+				if err == nil && s.FuelConsumed() != 16005 {
+					err = fmt.Errorf("consumed %d, want 16005", s.FuelConsumed())
+				}
+				s.Close(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

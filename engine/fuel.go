@@ -16,7 +16,8 @@ import (
 // "kobako:fuel" "remaining", and to subtract each basic block's instruction cost from it when the
 // block starts, checking it at every function entry and loop header. Costs follow wasmtime: nop,
 // drop, block, loop, unreachable, return, else and end cost 0; every other instruction costs 1. Each
-// store instantiates one fuel module, so all core instances of one plugin draw on one budget, and the
+// store has one instance of the fuel module (taken from the engine's pool of those closed stores gave
+// back), so all core instances of one plugin draw on one budget, and the
 // count depends only on the instructions executed: the same module and input use the same fuel on
 // every platform. A call succeeds only if its total cost fits in the fuel it was given. The counter
 // holds at most fuelSlice at a time; see refuel.
@@ -27,7 +28,7 @@ const (
 	fuelHostModuleName = "kobako:fuel-host"
 )
 
-// fuelModuleWasm is the module every store instantiates once to hold its fuel:
+// fuelModuleWasm is the module whose instance holds a store's fuel:
 //
 //	(module
 //	  (import "kobako:fuel-host" "refuel" (func $refuel))

@@ -110,10 +110,13 @@ func (f *Function) Call(ctx context.Context, params ...uint64) ([]uint64, error)
 	}
 	top := s.depth == 0
 	var start time.Time
+	var listener FuelListener
 	if top {
 		s.SetFuel(s.limits.Fuel)
 		s.profStack = s.profStack[:0]
-		start = time.Now()
+		if listener = fuelListenerFrom(ctx); listener != nil {
+			start = time.Now() // the clock is read only for a listener
+		}
 	}
 	cctx, cancel := s.callContext(ctx)
 	s.depth++
@@ -130,10 +133,8 @@ func (f *Function) Call(ctx context.Context, params ...uint64) ([]uint64, error)
 		// may overdraw without trapping; the call still did not fit in its fuel.
 		err = errFuelAfterReturn
 	}
-	if top {
-		if l := fuelListenerFrom(ctx); l != nil {
-			l.CallDone(f.name, uint64(int64(s.limits.Fuel)-s.fuelRemaining()), time.Since(start))
-		}
+	if listener != nil {
+		listener.CallDone(f.name, uint64(int64(s.limits.Fuel)-s.fuelRemaining()), time.Since(start))
 	}
 	if err != nil {
 		var t *Trap

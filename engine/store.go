@@ -23,12 +23,12 @@ type Store struct {
 	engine *Engine
 	limits Limits
 
-	fuel      api.MutableGlobal // the guest-visible slice of the remaining fuel
-	reserve   uint64            // the remaining fuel not yet handed to the guest
-	fuelInst  api.Module
+	fuel      fuelCounter // the guest-visible slice of the remaining fuel
+	reserve   uint64      // the remaining fuel not yet handed to the guest
+	fuelInst  api.Module  // nil once the store is closed
+	detached  detachedFuel
 	instances []*Instance
-	byModule  map[api.Module]*Instance
-	data      map[any]any
+	data      []dataEntry // few keys per store: a scan beats a map and allocates less
 
 	depth     int
 	dead      error
@@ -53,7 +53,45 @@ func (e *Engine) NewStore(ctx context.Context, limits Limits) (*Store, error) {
 	if err := limits.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Store{engine: e, limits: limits, byModule: map[api.Module]*Instance{}, data: map[any]any{}}
+	s := &Store{engine: e, limits: limits}
+	inst, err := e.takeFuelInstance(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.fuelInst = inst
+	s.fuel = inst.ExportedGlobal(fuelGlobalName).(api.MutableGlobal)
+	s.SetFuel(limits.Fuel)
+	return s, nil
+}
+
+// fuelCounter is the store's view of its fuel global: the live one while the store is open, a
+// private copy once it is closed and the fuel instance went back to the engine's pool.
+type fuelCounter interface {
+	Get() uint64
+	Set(uint64)
+}
+
+type detachedFuel struct{ v uint64 }
+
+func (d *detachedFuel) Get() uint64  { return d.v }
+func (d *detachedFuel) Set(v uint64) { d.v = v }
+
+// maxPooledFuel bounds the fuel instances an engine keeps for reuse (each is a few hundred bytes).
+const maxPooledFuel = 256
+
+// takeFuelInstance returns a fuel module instance for a new store: a pooled one, or a fresh one.
+// Instantiating the fuel module is most of an empty store's cost (wazero builds a module instance
+// and a system context for it), and its only state is the counter, which NewStore overwrites.
+func (e *Engine) takeFuelInstance(ctx context.Context) (api.Module, error) {
+	e.mu.Lock()
+	if n := len(e.fuelPool); n > 0 && !e.closed {
+		inst := e.fuelPool[n-1]
+		e.fuelPool[n-1] = nil
+		e.fuelPool = e.fuelPool[:n-1]
+		e.mu.Unlock()
+		return inst, nil
+	}
+	e.mu.Unlock()
 	hook, err := e.hostInstance(ctx, fuelHook)
 	if err != nil {
 		return nil, err
@@ -63,20 +101,46 @@ func (e *Engine) NewStore(ctx context.Context, limits Limits) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: new store: %w", err)
 	}
-	s.fuelInst = inst
-	s.fuel = inst.ExportedGlobal(fuelGlobalName).(api.MutableGlobal)
-	s.SetFuel(limits.Fuel)
-	return s, nil
+	return inst, nil
+}
+
+// releaseFuelInstance returns a closed store's fuel instance to the pool, or closes it.
+func (e *Engine) releaseFuelInstance(ctx context.Context, inst api.Module) {
+	e.mu.Lock()
+	if !e.closed && len(e.fuelPool) < maxPooledFuel && !inst.IsClosed() {
+		e.fuelPool = append(e.fuelPool, inst)
+		e.mu.Unlock()
+		return
+	}
+	e.mu.Unlock()
+	_ = inst.Close(ctx)
 }
 
 // Limits returns the store's limits.
 func (s *Store) Limits() Limits { return s.limits }
 
 // SetData attaches per-store host state under key (use an unexported key type, as with context).
-func (s *Store) SetData(key, value any) { s.data[key] = value }
+func (s *Store) SetData(key, value any) {
+	for i := range s.data {
+		if s.data[i].key == key {
+			s.data[i].value = value
+			return
+		}
+	}
+	s.data = append(s.data, dataEntry{key, value})
+}
 
 // Data returns the host state stored under key, or nil.
-func (s *Store) Data(key any) any { return s.data[key] }
+func (s *Store) Data(key any) any {
+	for i := range s.data {
+		if s.data[i].key == key {
+			return s.data[i].value
+		}
+	}
+	return nil
+}
+
+type dataEntry struct{ key, value any }
 
 // Fuel returns the fuel left for the current or last call. It is negative when a call ran out.
 func (s *Store) Fuel() int64 { return s.fuelRemaining() }
@@ -99,20 +163,43 @@ func (s *Store) Close(ctx context.Context) error {
 		for _, in := range s.instances {
 			_ = in.mod.Close(ctx)
 		}
-		_ = s.fuelInst.Close(ctx)
+		// The counter is copied out, so Fuel and FuelConsumed still answer after Close without
+		// reading an instance another store may be using by then.
+		s.detached.v = s.fuel.Get()
+		s.fuel = &s.detached
+		if s.depth == 0 {
+			s.engine.releaseFuelInstance(ctx, s.fuelInst)
+		} else {
+			// Closed from a host function during a call: the guest may still touch the counter
+			// before wazero stops it, so this instance must never serve another store.
+			_ = s.fuelInst.Close(ctx)
+		}
+		s.fuelInst = nil
 		for i := len(s.onClose) - 1; i >= 0; i-- {
 			s.onClose[i]()
 		}
 		if s.dead == nil {
-			s.dead = fmt.Errorf("engine: store: %w", ErrClosed)
+			s.dead = errStoreClosed
 		}
 	})
 	return nil
 }
 
-func (s *Store) instanceOf(m api.Module) *Instance { return s.byModule[m] }
+// instanceOf finds the store's instance for a wazero module; a store holds at most
+// Limits.Instances of them, usually one or two.
+func (s *Store) instanceOf(m api.Module) *Instance {
+	for _, in := range s.instances {
+		if in.mod == m {
+			return in
+		}
+	}
+	return nil
+}
 
 func (s *Store) exited(code uint32) { s.exitCode = &code }
+
+// errStoreClosed is built once: every closed store reports the same error.
+var errStoreClosed = fmt.Errorf("engine: store: %w", ErrClosed)
 
 // Instantiate creates a core instance of m in the store, resolving its imports from imports. The
 // start function, if any, runs with the store's fuel and deadline.
@@ -165,8 +252,13 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 		}
 	}
 
-	ctx, cancel := s.callContext(ctx)
-	defer cancel()
+	if m.decoded.StartFunc != nil {
+		// Only a start section runs code during instantiation; without one, the deadline timer and
+		// the store marker would be set up for nothing.
+		var cancel context.CancelFunc
+		ctx, cancel = s.callContext(ctx)
+		defer cancel()
+	}
 	ictx := experimental.WithImportResolver(ctx, func(name string) api.Module { return resolved[name] })
 	ictx = experimental.WithMemoryAllocator(ictx, experimental.MemoryAllocatorFunc(s.allocate))
 	s.depth++
@@ -184,7 +276,6 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 	}
 	in := &Instance{store: s, module: m, mod: mod}
 	s.instances = append(s.instances, in)
-	s.byModule[mod] = in
 	// The start section ran inside InstantiateModule; a WASI-style _start is called by the embedder.
 	if s.fuelRemaining() < 0 {
 		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
@@ -316,10 +407,18 @@ func (s *Store) noteMemory() {
 
 // anonymousConfig instantiates without a name (so one compiled module can have any number of
 // instances, wazero-notes §1) and without running _start, which the embedder calls. Its random
-// source is never read (kobako's WASI hosts have their own), but naming one spares wazero from
-// seeding a fake generator on every instantiation, about half the cost of a tiny instance.
-var anonymousConfig = wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(emptyReader{})
+// source and clocks are never read (kobako's WASI hosts have their own), but naming them spares
+// wazero from seeding a fake generator (about half the cost of a tiny instance) and from
+// allocating fake clocks on every instantiation.
+var anonymousConfig = wazero.NewModuleConfig().WithName("").WithStartFunctions().
+	WithRandSource(emptyReader{}).
+	WithWalltime(zeroWalltime, 1).
+	WithNanotime(zeroNanotime, 1)
 
 type emptyReader struct{}
 
 func (emptyReader) Read([]byte) (int, error) { return 0, io.EOF }
+
+func zeroWalltime() (int64, int32) { return 0, 0 }
+
+func zeroNanotime() int64 { return 0 }
