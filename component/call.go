@@ -228,11 +228,10 @@ func (f *funcImpl) call(ctx context.Context, args []abi.Value) ([]abi.Value, err
 }
 
 // callFrom runs the function; top is true when the host makes the call, not a guest through a
-// trampoline. engine refuels and restarts the deadline for every call it sees from outside the
-// guest, and a top-level component call is several of those (realloc for each string or list
-// argument, the export, post-return), so the call's fuel and deadline are accounted here, across
-// all of them, or a guest could multiply its budget by its argument count.
-func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) ([]abi.Value, error) {
+// trampoline. A top-level component call is several engine calls (realloc for each string or list
+// argument, the export, post-return); they run in one engine frame (Store.Enter), or a guest could
+// multiply its budget by its argument count.
+func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) (res []abi.Value, rerr error) {
 	if f.host != nil {
 		return f.host(ctx, args)
 	}
@@ -244,21 +243,22 @@ func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) ([]
 	if in.dead != nil {
 		return nil, in.dead
 	}
-	meter := func() error { return nil }
 	if top {
-		lim := in.store.Limits()
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, lim.Deadline)
-		defer cancel()
-		var used uint64
-		meter = func() error {
-			used += in.store.FuelConsumed()
-			if used > lim.Fuel {
-				in.dead = fmt.Errorf("%w: a previous call ran out of fuel", engine.ErrInstanceUnavailable)
-				return fmt.Errorf("%w: the call used %d fuel across realloc, the export and post-return, over the limit of %d", engine.ErrFuelExhausted, used, lim.Fuel)
-			}
-			return nil
+		// One engine frame for the whole call, so realloc, the export and post-return share one fuel
+		// budget and one deadline.
+		fctx, exit, err := in.store.Enter(ctx)
+		if err != nil {
+			return nil, err
 		}
+		ctx = fctx
+		defer func() {
+			if ferr := exit(); ferr != nil {
+				in.dead = fmt.Errorf("%w: a previous call was interrupted", engine.ErrInstanceUnavailable)
+				if rerr == nil {
+					res, rerr = nil, ferr
+				}
+			}
+		}()
 	}
 	core, err := in.coreFunc(f.lift.CoreFunc)
 	if err != nil {
@@ -268,38 +268,23 @@ func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) ([]
 	if err != nil {
 		return nil, err
 	}
-	if realloc := cx.Realloc; realloc != nil && top {
-		cx.Realloc = func(old, oldSize, align, size uint32) (uint32, error) {
-			p, err := realloc(old, oldSize, align, size)
-			if err == nil {
-				err = meter()
-			}
-			return p, err
-		}
-	}
 	if f.lift.Options.HasPostReturn {
 		pr, err := in.coreFunc(f.lift.Options.PostReturn)
 		if err != nil {
 			return nil, err
 		}
 		cx.PostReturn = func(flat []uint64) error {
-			if _, err := pr.Call(ctx, flat...); err != nil {
-				return err
-			}
-			return meter()
+			_, err := pr.Call(ctx, flat...)
+			return err
 		}
 	}
-	res, err := f.ft.CallExport(cx, args, func(flat []uint64) ([]uint64, error) {
+	out, err := f.ft.CallExport(cx, args, func(flat []uint64) ([]uint64, error) {
 		in.mayLeave = true
 		defer func() { in.mayLeave = false }()
-		res, err := core.Call(ctx, flat...)
-		if err == nil {
-			err = meter()
-		}
-		return res, err
+		return core.Call(ctx, flat...)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return res, nil
+	return out, nil
 }

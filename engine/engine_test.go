@@ -812,3 +812,41 @@ func TestStoresInParallel(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestEnterFrame: calls inside one frame share one fuel budget; the frame reports exhaustion.
+func TestEnterFrame(t *testing.T) {
+	e := newEngine(t, engine.Config{})
+	ctx := context.Background()
+	lim := engine.DefaultLimits()
+	lim.Fuel = 2*fibCost(10) + 1
+	s, in := instantiate(t, e, "fib", lim, nil)
+	fctx, exit, err := s.Enter(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ { // two calls that fit together
+		if _, err := in.Call(fctx, "fib", 10); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if err := exit(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+	if got := s.FuelConsumed(); got != 2*fibCost(10) {
+		t.Errorf("frame used %d, want %d", got, 2*fibCost(10))
+	}
+
+	// Three do not: the third call runs out, as one call of the same cost would.
+	fctx, exit, _ = s.Enter(ctx)
+	var last error
+	for i := 0; i < 3 && last == nil; i++ {
+		_, last = in.Call(fctx, "fib", 10)
+	}
+	ferr := exit()
+	if trapKind(t, last) != engine.TrapFuelExhausted || trapKind(t, ferr) != engine.TrapFuelExhausted {
+		t.Fatalf("third call: %v; exit: %v", last, ferr)
+	}
+	if _, _, err := s.Enter(ctx); !errors.Is(err, engine.ErrInstanceUnavailable) {
+		t.Errorf("Enter after an exhausted frame: %v", err)
+	}
+}

@@ -141,14 +141,18 @@ func (f *Function) Call(ctx context.Context, params ...uint64) ([]uint64, error)
 		if err == errFuelAfterReturn {
 			t = &Trap{Kind: TrapFuelExhausted, Function: f.name}
 		} else {
-			t0 := s.classify(err, f.inst.module)
+			t = s.classify(err, f.inst.module)
 			if ee, ok := asExit(err, s); ok {
 				s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
 				return nil, ee
 			}
-			t = t0
 		}
 		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
+		if t == nil {
+			// The instance was closed under the call (the store closed by a host function, say):
+			// not a trap, but the call did not complete.
+			return nil, fmt.Errorf("engine: call %s: %w: %w", f.name, ErrInstanceUnavailable, err)
+		}
 		return nil, t
 	}
 	return res, nil

@@ -345,6 +345,42 @@ func signature(params, results []ValueType) string {
 // is released with the store.
 func (s *Store) OnClose(f func()) { s.onClose = append(s.onClose, f) }
 
+// Enter starts a frame: one top-level call made of several calls into the store's instances, as a
+// component call is (realloc for each string or list argument, the export, post-return). The calls
+// made with the returned context until exit is called share one fuel budget and one deadline, exactly
+// as if they were one call: no refuelling between them. exit ends the frame and reports a *Trap when
+// the frame as a whole ran out of fuel or time (the store is then discarded). Inside a running call
+// (from a host function) Enter adds nothing: the calls already share that call's budget.
+func (s *Store) Enter(ctx context.Context) (context.Context, func() error, error) {
+	if s.dead != nil {
+		return nil, nil, s.dead
+	}
+	if s.depth > 0 {
+		return context.WithValue(ctx, storeKey{}, s), func() error { return nil }, nil
+	}
+	s.SetFuel(s.limits.Fuel)
+	s.profStack = s.profStack[:0]
+	fctx, cancel := s.callContext(ctx)
+	s.depth++
+	exit := func() error {
+		s.depth--
+		ctxErr := fctx.Err()
+		cancel()
+		var t *Trap
+		switch {
+		case s.fuelRemaining() < 0:
+			t = &Trap{Kind: TrapFuelExhausted}
+		case ctxErr != nil:
+			t = &Trap{Kind: contextTrapKind(ctxErr), Cause: ctxErr}
+		default:
+			return nil
+		}
+		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
+		return t
+	}
+	return fctx, exit, nil
+}
+
 // callContext applies the store's deadline unless ctx already has an earlier one, and marks ctx as
 // belonging to this store so host functions can find it.
 func (s *Store) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
