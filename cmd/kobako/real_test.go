@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// Components from real toolchains (../../component/testdata/real): a Go wasip1 command and a Go
+// and a componentize-js tool-plugin, all through the preview 1 adapter or none.
+const (
+	realDir      = "../../component/testdata/real/"
+	realGoCmd    = realDir + "gocmd.wasm"
+	realGoPlugin = realDir + "goplugin.wasm"
+	realJSPlugin = realDir + "js.wasm"
+)
+
+// TestRunRealGoCommand runs the Go command component with `kobako run`: arguments, --env, stdin,
+// stdout, stderr and the exit status.
+func TestRunRealGoCommand(t *testing.T) {
+	tests := []struct {
+		name                    string
+		args                    []string
+		stdin, wantOut, wantErr string
+		wantCode                int
+	}{
+		{"prints and reads stdin", []string{"run", "--env", "GREETING=hey", realGoCmd, "a", "b"}, "one\ntwo\n",
+			"args=[\"a\" \"b\"] greeting=\"hey\"\nONE\nTWO\n", "2 lines\n", 0},
+		// wasi:cli/exit@0.2.0 carries only ok or err, so the adapter's proc_exit(5) becomes
+		// status 1 under every WASI 0.2 host (`jco run` exits 1 as well).
+		{"failure status", []string{"run", "--env", "EXIT_CODE=5", realGoCmd}, "x",
+			"args=[] greeting=\"\"\nX\n", "1 lines\n", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := kobako(context.Background(), tt.args, strings.NewReader(tt.stdin), &out, &errb)
+			if code != tt.wantCode || out.String() != tt.wantOut || errb.String() != tt.wantErr {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d, stdout %q, stderr %q",
+					code, out.String(), errb.String(), tt.wantCode, tt.wantOut, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestInvokeRealPlugins calls the Go and the JavaScript tool-plugin with `kobako run --invoke`.
+// component/real_test.go compares every call with node; this checks the CLI's path to them.
+func TestInvokeRealPlugins(t *testing.T) {
+	tests := []struct {
+		file, expr, want string
+	}{
+		{realGoPlugin, "test:plugin/tool#name()", "\"go-plugin\"\n"},
+		{realGoPlugin, "test:plugin/tool#execute(\"hi\")", "ok(\"HI\")\n"},
+		{realGoPlugin, "test:plugin/tool#execute(\"fail x\")", "err(\"error: fail x\")\n"},
+		{realJSPlugin, "test:plugin/tool#name()", "\"js-plugin\"\n"},
+		{realJSPlugin, "test:plugin/tool#execute(\"hi\")", "ok(\"HI\")\n"},
+		{realJSPlugin, "test:plugin/tool#execute(\"fail x\")", "err(\"error: fail x\")\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+" "+tt.expr, func(t *testing.T) {
+			code, out, errs := runCLI(t, "run", "--invoke", tt.expr, tt.file)
+			if code != 0 || out != tt.want {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %q", code, out, errs, tt.want)
+			}
+		})
+	}
+}
