@@ -2,21 +2,27 @@ package bench
 
 import (
 	"context"
+	"io"
 	"os"
 	"testing"
+
+	"github.com/tetratelabs/wazero"
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/wasi/preview2"
 )
 
 // The component benchmarks use package component's fixtures: calc.wasm (component text format,
 // a core module that computes), plugin.wasm (freestanding C componentized by wit-component) and
-// loop.wasm (an export that calls a host import n times).
+// loop.wasm (an export that calls a host import n times), and goplugin.wasm (Go, GOOS=wasip1,
+// through the preview 1 reactor adapter, importing WASI 0.2).
 const (
-	compCalc   = "../component/testdata/runtime/calc.wasm"
-	compPlugin = "../component/testdata/runtime/plugin.wasm"
-	compLoop   = "../component/testdata/diff/loop.wasm"
+	compCalc     = "../component/testdata/runtime/calc.wasm"
+	compPlugin   = "../component/testdata/runtime/plugin.wasm"
+	compGoPlugin = "../component/testdata/real/goplugin.wasm"
+	compLoop     = "../component/testdata/diff/loop.wasm"
 	// hostCalls is how many times BenchmarkComponentHostImport's guest calls its import per op.
 	hostCalls = 100_000
 )
@@ -65,6 +71,7 @@ type freshCall struct {
 	guest, path, fn string
 	args            []abi.Value
 	check           func([]abi.Value) bool
+	wasi            bool // link the WASI 0.2 host
 }
 
 var freshCalls = []freshCall{
@@ -72,6 +79,27 @@ var freshCalls = []freshCall{
 		check: func(r []abi.Value) bool { return len(r) == 1 && r[0].Uint() == 42 }},
 	{guest: "C", path: compPlugin, fn: "test:plugin/tool#name",
 		check: func(r []abi.Value) bool { return len(r) == 1 && r[0].Str() != "" }},
+	{guest: "Go", path: compGoPlugin, fn: "test:plugin/tool#name", wasi: true,
+		check: func(r []abi.Value) bool { return len(r) == 1 && r[0].Str() == "go-plugin" }},
+}
+
+// freshLinker returns the linker f's component is instantiated with: empty, or holding one WASI
+// 0.2 host (stdio discarded) that every instance shares, as an embedder's would.
+func freshLinker(tb testing.TB, f freshCall) *component.Linker {
+	tb.Helper()
+	l := component.NewLinker()
+	if !f.wasi {
+		return l
+	}
+	h, err := preview2.NewHost(preview2.Config{Args: []string{"plugin"}, Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = h.Close() })
+	if err := h.Define(l); err != nil {
+		tb.Fatal(err)
+	}
+	return l
 }
 
 func (f freshCall) run(ctx context.Context, e *engine.Engine, l *component.Linker, cc *component.Compiled) ([]abi.Value, error) {
@@ -92,9 +120,9 @@ func (f freshCall) run(ctx context.Context, e *engine.Engine, l *component.Linke
 func BenchmarkComponentInstantiateCall(b *testing.B) {
 	ctx := context.Background()
 	e := benchEngine(b)
-	l := component.NewLinker()
 	for _, f := range freshCalls {
 		b.Run("guest="+f.guest, func(b *testing.B) {
+			l := freshLinker(b, f)
 			cc := compileComponent(b, e, f.path)
 			b.ReportAllocs()
 			cpu := newCPUMeter()
@@ -165,22 +193,53 @@ func BenchmarkComponentHostImport(b *testing.B) {
 	}
 }
 
+// calcCore returns the bytes of calc.wasm's first core module, the one whose add the component
+// lifts.
+func calcCore(tb testing.TB, e *engine.Engine) []byte {
+	tb.Helper()
+	cc := compileComponent(tb, e, compCalc)
+	for _, d := range cc.Component().Definitions {
+		if m, ok := d.(*component.CoreModule); ok {
+			return m.Bytes
+		}
+	}
+	tb.Fatalf("%s has no core module", compCalc)
+	return nil
+}
+
 // BenchmarkComponentWarmCall calls calc's add on a warm instance through the component layer
-// (via=component: canon lift, argument and result conversion, re-entrance and borrow checks) and
-// the same core function of the same module directly through the engine (via=core). The issue's
-// target is component/core ≤ 1.5.
+// (via=component: canon lift, argument and result conversion, re-entrance and borrow checks), the
+// same core function of the same module directly through kobako's engine (via=core: fuel
+// metering, a deadline per call), and through bare wazero's interpreter with no kobako at all
+// (via=wazero). The target is component/wazero ≤ 1.5.
 func BenchmarkComponentWarmCall(b *testing.B) {
 	ctx := context.Background()
 	e := benchEngine(b)
-	b.Run("via=core", func(b *testing.B) {
-		cc := compileComponent(b, e, compCalc)
-		var core []byte
-		for _, d := range cc.Component().Definitions {
-			if m, ok := d.(*component.CoreModule); ok {
-				core = m.Bytes
-				break
+	b.Run("via=wazero", func(b *testing.B) {
+		r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+		defer r.Close(ctx)
+		mod, err := r.InstantiateWithConfig(ctx, calcCore(b, e), wazero.NewModuleConfig().WithStartFunctions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		f := mod.ExportedFunction("add")
+		if f == nil {
+			b.Fatal("calc's core module exports no add")
+		}
+		b.ReportAllocs()
+		cpu := newCPUMeter()
+		defer cpu.report(b)
+		for b.Loop() {
+			cpu.begin()
+			r, err := f.Call(ctx, 40, 2)
+			cpu.end()
+			if err != nil || len(r) != 1 || r[0] != 42 {
+				b.Fatalf("add: %v, %v", err, r)
 			}
 		}
+	})
+	b.Run("via=core", func(b *testing.B) {
+		core := calcCore(b, e)
 		m, err := e.Compile(ctx, core)
 		if err != nil {
 			b.Fatal(err)
@@ -238,7 +297,7 @@ func TestComponentWorkloads(t *testing.T) {
 	e := benchEngine(t)
 	l := component.NewLinker()
 	for _, f := range freshCalls {
-		r, err := f.run(ctx, e, l, compileComponent(t, e, f.path))
+		r, err := f.run(ctx, e, freshLinker(t, f), compileComponent(t, e, f.path))
 		if err != nil || !f.check(r) {
 			t.Errorf("guest=%s %s: %v, %v", f.guest, f.fn, err, r)
 		}

@@ -112,4 +112,7 @@ var (
 	ErrRuntimeUnsupported = errors.New("unsupported by the component runtime")
 	// ErrBind means a Go function does not fit the component function it is bound to.
 	ErrBind = errors.New("cannot bind Go function")
+	// ErrUnknownImport is the trap of a stand-in that Linker.DefineUnknownImportsAsTraps defined
+	// for an import the host does not implement: the guest called it.
+	ErrUnknownImport = errors.New("unknown import called")
 )

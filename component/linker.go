@@ -281,3 +281,91 @@ func (l *Linker) missing(iface Name, name string) error {
 	}
 	return fmt.Errorf("%w: %s", ErrMissingImport, qualified(iface.Raw, name))
 }
+
+// DefineUnknownImportsAsTraps defines, for every import of cc that l does not satisfy yet, a
+// stand-in, as wasmtime's Linker::define_unknown_imports_as_traps does: each such function
+// traps when called, with an error wrapping ErrUnknownImport that names the import, and each
+// such resource type is a fresh host resource type without a destructor. No host function
+// ever returns a resource of such a type, so the guest can only obtain one by calling one of
+// the trapping functions. A component that imports an interface it never uses on the path
+// being called can so run without the host implementing it.
+//
+// Imports l already satisfies (exactly or by a semver-compatible version) are left alone;
+// stand-ins for an interface l partly defines are added to that definition, so they do not
+// shadow it. Call it after every other definition, since a later definition of the same name
+// replaces the stand-in but one added afterwards for a new semver-compatible version would be
+// shadowed by it.
+func (l *Linker) DefineUnknownImportsAsTraps(cc *Compiled) error {
+	if cc == nil || cc.comp == nil {
+		return fmt.Errorf("component: linker: define unknown imports as traps: nil component")
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, im := range cc.comp.Imports {
+		switch im.Type.Sort {
+		case SortFunc:
+			l.trapFunc(Name{}, im.Name.Raw)
+		case SortType:
+			if _, ok := im.Type.Type.(*ResourceType); ok {
+				l.trapResource(Name{}, im.Name.Raw)
+			}
+		case SortInstance:
+			for _, d := range im.Type.Instance.Exports {
+				switch d.Type.Sort {
+				case SortFunc:
+					l.trapFunc(im.Name, d.Name.Raw)
+				case SortType:
+					if _, ok := d.Type.Type.(*ResourceType); ok {
+						l.trapResource(im.Name, d.Name.Raw)
+					}
+				}
+			}
+		}
+		// Other sorts are refused by Instantiate with ErrRuntimeUnsupported; a stand-in would
+		// not change that.
+	}
+	return nil
+}
+
+// trapFunc defines iface#name as a trapping function unless l satisfies it. The caller holds
+// l.mu for writing.
+func (l *Linker) trapFunc(iface Name, name string) {
+	key := iface.Raw
+	if key != "" {
+		if k, ok := resolveIface(l.funcs, iface); ok {
+			key = k
+		}
+	}
+	if l.funcs[key][name] != nil {
+		return
+	}
+	m := l.funcs[key]
+	if m == nil {
+		m = map[string]*hostDef{}
+		l.funcs[key] = m
+	}
+	q := qualified(iface.Raw, name)
+	m[name] = &hostDef{dyn: func(context.Context, []abi.Value) ([]abi.Value, error) {
+		return nil, fmt.Errorf("%w: %s (the linker defines it only as a trap)", ErrUnknownImport, q)
+	}}
+}
+
+// trapResource defines resource type iface#name without a destructor unless l satisfies it. The
+// caller holds l.mu for writing.
+func (l *Linker) trapResource(iface Name, name string) {
+	key := iface.Raw
+	if key != "" {
+		if k, ok := resolveIface(l.resources, iface); ok {
+			key = k
+		}
+	}
+	if l.resources[key][name] != nil {
+		return
+	}
+	m := l.resources[key]
+	if m == nil {
+		m = map[string]*HostResource{}
+		l.resources[key] = m
+	}
+	m[name] = &HostResource{Type: abi.NewResourceType(name)}
+}

@@ -23,11 +23,16 @@ import (
 // Components built by real toolchains (testdata/real/build.sh and build-js.sh): Go's wasip1 port
 // with the WASI preview 1 adapter, and componentize-js. Their expected.txt files are what node
 // returned through `jco transpile` (testdata/real/run.mjs).
+//
+// js-full.wasm is the same JavaScript built without componentize-js's -d flags: it imports
+// wasi:http too, which kobako does not provide, so it runs with those imports as traps (trap).
 var realPlugins = []struct {
 	name, wasm, expected string
+	trap                 bool
 }{
-	{"go", "testdata/real/goplugin.wasm", "testdata/real/goplugin.expected.txt"},
-	{"js", "testdata/real/js.wasm", "testdata/real/js.expected.txt"},
+	{"go", "testdata/real/goplugin.wasm", "testdata/real/goplugin.expected.txt", false},
+	{"js", "testdata/real/js.wasm", "testdata/real/js.expected.txt", false},
+	{"js-full", "testdata/real/js-full.wasm", "testdata/real/js.expected.txt", true},
 }
 
 const realTool = "test:plugin/tool#"
@@ -47,12 +52,13 @@ func raceBuild() bool {
 	return false
 }
 
-// realInstance instantiates a compiled tool-plugin with the WASI 0.2 host, stderr going to errOut.
-func realInstance(t testing.TB, cc *component.Compiled, errOut *bytes.Buffer) *component.ComponentInstance {
-	return realInstanceLimits(t, cc, errOut, engine.DefaultLimits())
+// realInstance instantiates a compiled tool-plugin with the WASI 0.2 host, stderr going to errOut,
+// and with trap, every other import trapping when called.
+func realInstance(t testing.TB, cc *component.Compiled, errOut *bytes.Buffer, trap bool) *component.ComponentInstance {
+	return realInstanceLimits(t, cc, errOut, engine.DefaultLimits(), trap)
 }
 
-func realInstanceLimits(t testing.TB, cc *component.Compiled, errOut *bytes.Buffer, lim engine.Limits) *component.ComponentInstance {
+func realInstanceLimits(t testing.TB, cc *component.Compiled, errOut *bytes.Buffer, lim engine.Limits, trap bool) *component.ComponentInstance {
 	t.Helper()
 	h, err := preview2.NewHost(preview2.Config{Args: []string{"plugin"}, Stderr: errOut})
 	if err != nil {
@@ -62,6 +68,11 @@ func realInstanceLimits(t testing.TB, cc *component.Compiled, errOut *bytes.Buff
 	l := component.NewLinker()
 	if err := h.Define(l); err != nil {
 		t.Fatal(err)
+	}
+	if trap {
+		if err := l.DefineUnknownImportsAsTraps(cc); err != nil {
+			t.Fatal(err)
+		}
 	}
 	in, err := l.Instantiate(context.Background(), newStore(t, lim), cc)
 	if err != nil {
@@ -135,7 +146,7 @@ func TestRealPluginsMatchNode(t *testing.T) {
 				expr, want := line[0], line[1]
 				var errOut bytes.Buffer
 				start := time.Now()
-				got, err := callWAVE(ctx, realInstance(t, cc, &errOut), expr)
+				got, err := callWAVE(ctx, realInstance(t, cc, &errOut, p.trap), expr)
 				if err != nil {
 					t.Fatalf("%s: %v", expr, err)
 				}
@@ -230,13 +241,16 @@ func TestRealPluginsOneInstance(t *testing.T) {
 	ctx := context.Background()
 	for _, p := range realPlugins {
 		t.Run(p.name, func(t *testing.T) {
-			if p.name == "js" && raceBuild() {
+			if p.name != "go" && raceBuild() {
 				t.Skip("100 calls take over a minute on the JavaScript engine with -race")
+			}
+			if p.name == "js-full" && testing.Short() {
+				t.Skip("the same JavaScript engine as js, 25 s more; skipped in -short mode")
 			}
 			var errOut bytes.Buffer
 			lim := engine.DefaultLimits()
 			lim.Fuel, lim.Deadline = engine.MaxFuel, 10*time.Minute
-			in := realInstanceLimits(t, compileFixture(t, p.wasm), &errOut, lim)
+			in := realInstanceLimits(t, compileFixture(t, p.wasm), &errOut, lim, p.trap)
 			execute, err := in.Func(realTool + "execute")
 			if err != nil {
 				t.Fatal(err)
@@ -284,7 +298,7 @@ func TestRealPluginsOneInstance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := p.name + "-plugin"; name[0].Str() != want {
+			if want := strings.TrimSuffix(p.name, "-full") + "-plugin"; name[0].Str() != want {
 				t.Errorf("name() = %q after the calls, want %q", name[0].Str(), want)
 			}
 			if p.name == "go" && strings.Count(errOut.String(), "log from go: ") != 10 {

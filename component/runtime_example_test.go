@@ -2,6 +2,7 @@ package component_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -112,4 +113,46 @@ func ExampleLinker_DefineFunc() {
 	// guest says: hello from guest
 	// 41
 	// 7 0
+}
+
+// ExampleLinker_DefineUnknownImportsAsTraps runs a component whose imports the host implements
+// only in part: greet calls the one defined import and works; run calls log, a stand-in, and
+// traps naming it.
+func ExampleLinker_DefineUnknownImportsAsTraps() {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close(ctx)
+	b, err := os.ReadFile("testdata/runtime/host.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cc, err := component.Compile(ctx, e, b)
+	if err != nil {
+		log.Fatal(err)
+	}
+	l := component.NewLinker()
+	if err := l.DefineFunc("docs:host/api@0.2.1", "name", func(context.Context) string { return "kobako" }); err != nil {
+		log.Fatal(err)
+	}
+	if err := l.DefineUnknownImportsAsTraps(cc); err != nil { // after every other definition
+		log.Fatal(err)
+	}
+	in, err := l.InstantiateWithLimits(ctx, cc, engine.DefaultLimits())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer in.Close(ctx)
+	res, err := in.Call(ctx, "greet")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res[0].Str())
+	_, err = in.Call(ctx, "run", abi.U32Value(1))
+	fmt.Println(errors.Is(err, component.ErrUnknownImport))
+	// Output:
+	// kobako
+	// true
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/kobako/kobako/component"
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi/preview1"
-	"github.com/kobako/kobako/wasi/preview2"
 )
 
 // usageError marks an --invoke failure that is the caller's mistake rather than the program's:
@@ -27,7 +26,7 @@ func (e *usageError) Unwrap() error { return e.err }
 
 // invoke calls the export EXPR names in a component or a core module and prints its results in
 // WAVE on stdout, one line, nothing when there are none.
-func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg preview1.Config, limits engine.Limits, stdout io.Writer) (runStats, error) {
+func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg preview1.Config, limits engine.Limits, trapUnknown bool, stdout io.Writer) (runStats, error) {
 	var st runStats
 	e, err := engine.New(ctx, engine.Config{})
 	if err != nil {
@@ -41,7 +40,7 @@ func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg preview1.Con
 	defer s.Close(ctx)
 	var out string
 	if component.IsComponent(wasmBytes) {
-		out, err = invokeComponent(ctx, e, s, wasmBytes, expr, cfg)
+		out, err = invokeComponent(ctx, e, s, wasmBytes, expr, cfg, trapUnknown)
 	} else {
 		out, err = invokeCore(ctx, e, s, wasmBytes, expr, cfg, limits)
 	}
@@ -57,8 +56,9 @@ func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg preview1.Con
 }
 
 // invokeComponent instantiates a component with WASI 0.2 to import (a component importing
-// anything else fails here naming the import) and calls the export expr names.
-func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, wasmBytes []byte, expr string, cfg preview1.Config) (string, error) {
+// anything else fails here naming the import, unless trapUnknown makes such imports trap when
+// called) and calls the export expr names.
+func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, wasmBytes []byte, expr string, cfg preview1.Config, trapUnknown bool) (string, error) {
 	call, err := wave.ParseCall(expr)
 	if err != nil {
 		return "", &usageError{fmt.Errorf("--invoke %q: %w", expr, err)}
@@ -67,19 +67,15 @@ func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, was
 	if err != nil {
 		return "", err
 	}
-	h, err := preview2.NewHost(preview2Config(cfg))
+	l, closeHost, err := wasiLinker(cc, preview2Config(cfg), trapUnknown)
 	if err != nil {
 		return "", err
 	}
-	defer h.Close()
-	l := component.NewLinker()
-	if err := h.Define(l); err != nil {
-		return "", err
-	}
+	defer closeHost()
 	in, err := l.Instantiate(ctx, s, cc)
 	if err != nil {
 		if errors.Is(err, component.ErrMissingImport) {
-			return "", fmt.Errorf("%w (kobako run provides WASI 0.2 to components, no other host interfaces)", err)
+			return "", fmt.Errorf("%w (kobako run provides WASI 0.2 to components, no other host interfaces; --trap-unknown-imports makes the others trap when called)", err)
 		}
 		return "", err
 	}

@@ -66,3 +66,47 @@ func TestInvokeRealPlugins(t *testing.T) {
 		})
 	}
 }
+
+const realJSFull = realDir + "js-full.wasm" // js.wasm's source with wasi:http imported too
+
+// TestRunTrapUnknownImports checks --trap-unknown-imports: the full componentize-js plugin imports
+// wasi:http, which kobako does not provide; with the flag it runs as long as it does not call it,
+// and a call of such an import traps naming it.
+func TestRunTrapUnknownImports(t *testing.T) {
+	const hostFixture = "../../component/testdata/runtime/host.wasm" // imports docs:host/api@0.2.1
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantOut  string
+		wantErr  []string
+	}{
+		{"js-full name", []string{"run", "--trap-unknown-imports", "--invoke", "test:plugin/tool#name()", realJSFull},
+			0, "\"js-plugin\"\n", nil},
+		{"js-full execute", []string{"run", "--trap-unknown-imports", "--invoke", "test:plugin/tool#execute(\"hi\")", realJSFull},
+			0, "ok(\"HI\")\n", nil},
+		{"js-full without the flag", []string{"run", "--invoke", "test:plugin/tool#name()", realJSFull},
+			exitError, "", []string{"missing import: wasi:http/types@0.2.10#", "--trap-unknown-imports"}},
+		{"unknown import called", []string{"run", "--trap-unknown-imports", "--invoke", "run(1)", hostFixture},
+			exitTrap, "", []string{"unknown import called: docs:host/api@0.2.1#log"}},
+		{"run path, nothing unknown", []string{"run", "--trap-unknown-imports", "--env", "EXIT_CODE=5", realGoCmd},
+			1, "args=[] greeting=\"\"\n", nil},
+		{"run path, no run export", []string{"run", "--trap-unknown-imports", realJSFull},
+			exitError, "", []string{"wasi:cli/run"}},
+		{"core module", []string{"run", "--trap-unknown-imports"},
+			exitUsage, "", []string{"--trap-unknown-imports applies to components only"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, tt.args...)
+			if code != tt.wantCode || out != tt.wantOut {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d, stdout %q", code, out, errs, tt.wantCode, tt.wantOut)
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr %q lacks %q", errs, w)
+				}
+			}
+		})
+	}
+}

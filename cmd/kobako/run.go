@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi"
@@ -78,6 +79,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	inheritEnv := fs.Bool("inherit-env", false, "pass kobako's whole environment to the guest (before --env)")
 	deterministic := fs.Bool("deterministic", false, "give the guest a fake clock (1 ms per reading) and seeded randomness, so its output and fuel are reproducible")
 	invokeExpr := fs.String("invoke", "", "call the export `EXPR` names, such as 'add(1, 2)' or 'docs:adder/add@0.1.0#add(1, 2)', with WAVE arguments, and print its result in WAVE")
+	trapUnknown := fs.Bool("trap-unknown-imports", false, "components only: satisfy every import the WASI 0.2 host does not provide (such as wasi:http) with functions that trap when called, so the component runs as long as it does not call them")
 	stats := fs.Bool("stats", false, "print one JSON object with fuel consumed, wall time and peak memory on stderr at exit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -124,13 +126,18 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: guest, HostDir: host})
 	}
 
+	if *trapUnknown && !component.IsComponent(wasmBytes) {
+		fmt.Fprintf(stderr, "error: %s: --trap-unknown-imports applies to components only\n", name)
+		return exitUsage
+	}
+
 	start := time.Now()
 	var st runStats
 	var err error
 	if *invokeExpr != "" {
-		st, err = invoke(ctx, wasmBytes, *invokeExpr, cfg, limits, stdout)
+		st, err = invoke(ctx, wasmBytes, *invokeExpr, cfg, limits, *trapUnknown, stdout)
 	} else if component.IsComponent(wasmBytes) {
-		st, err = runComponent(ctx, wasmBytes, cfg, limits)
+		st, err = runComponent(ctx, wasmBytes, cfg, limits, *trapUnknown)
 	} else {
 		st, err = runWASI(ctx, wasmBytes, cfg, limits)
 	}
@@ -168,8 +175,9 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 
 // runComponent runs a component's wasi:cli/run export against the WASI 0.2 host, given what
 // cfg gives a preview 1 command. A non-zero exit status comes back as *engine.ExitError, as for
-// core modules.
-func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, limits engine.Limits) (runStats, error) {
+// core modules. With trapUnknown, imports the WASI host does not provide trap when called
+// (component.Linker.DefineUnknownImportsAsTraps).
+func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, limits engine.Limits, trapUnknown bool) (runStats, error) {
 	var st runStats
 	e, err := engine.New(ctx, engine.Config{})
 	if err != nil {
@@ -188,13 +196,67 @@ func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, li
 		return st, err
 	}
 	defer s.Close(ctx)
-	code, err := preview2.RunComponent(ctx, s, cc, preview2Config(cfg))
+	var code uint32
+	if trapUnknown {
+		code, err = runComponentTrapping(ctx, s, cc, preview2Config(cfg))
+	} else {
+		code, err = preview2.RunComponent(ctx, s, cc, preview2Config(cfg))
+	}
 	st.FuelConsumed = s.FuelConsumed()
 	st.PeakMemoryBytes = s.PeakMemory()
 	if err == nil && code != 0 {
 		err = &engine.ExitError{Code: code}
 	}
 	return st, err
+}
+
+// runComponentTrapping is preview2.RunComponent with a linker whose unknown imports trap.
+func runComponentTrapping(ctx context.Context, s *engine.Store, cc *component.Compiled, cfg preview2.Config) (uint32, error) {
+	name, err := preview2.RunExport(cc.Component())
+	if err != nil {
+		return 0, err
+	}
+	l, closeHost, err := wasiLinker(cc, cfg, true)
+	if err != nil {
+		return 0, err
+	}
+	defer closeHost()
+	in, err := l.Instantiate(ctx, s, cc)
+	if err != nil {
+		return 0, err
+	}
+	res, err := in.Call(ctx, name)
+	var exit *preview2.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.Code, nil
+	case err != nil:
+		return 0, err
+	case len(res) == 1 && res[0].Kind() == abi.KindResult && res[0].IsErr():
+		return 1, nil
+	}
+	return 0, nil
+}
+
+// wasiLinker returns a linker holding the WASI 0.2 host for cfg and, with trapUnknown, trapping
+// stand-ins for every other import of cc, and the function that closes the host.
+func wasiLinker(cc *component.Compiled, cfg preview2.Config, trapUnknown bool) (*component.Linker, func(), error) {
+	h, err := preview2.NewHost(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	l := component.NewLinker()
+	if err := h.Define(l); err != nil {
+		h.Close()
+		return nil, nil, err
+	}
+	if trapUnknown {
+		if err := l.DefineUnknownImportsAsTraps(cc); err != nil {
+			h.Close()
+			return nil, nil, err
+		}
+	}
+	return l, func() { h.Close() }, nil
 }
 
 func preview2Config(c preview1.Config) preview2.Config {
