@@ -3,43 +3,25 @@ package component
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kobako/kobako/engine"
 )
 
-// CoreValType is a core WebAssembly value type, with its binary encoding as value.
-type CoreValType byte
+// CoreValType is a core WebAssembly value type: the engine's, so that decoded signatures and the
+// engine's host function signatures are one type.
+type CoreValType = engine.ValueType
 
 // The core value types kobako's components may use. Typed function references and GC types are
 // refused by the decoder.
 const (
-	CoreI32       CoreValType = 0x7f
-	CoreI64       CoreValType = 0x7e
-	CoreF32       CoreValType = 0x7d
-	CoreF64       CoreValType = 0x7c
-	CoreV128      CoreValType = 0x7b
-	CoreFuncRef   CoreValType = 0x70
-	CoreExternRef CoreValType = 0x6f
+	CoreI32       = engine.I32
+	CoreI64       = engine.I64
+	CoreF32       = engine.F32
+	CoreF64       = engine.F64
+	CoreV128      = engine.V128
+	CoreFuncRef   = engine.FuncRef
+	CoreExternRef = engine.ExternRef
 )
-
-// String returns the text format keyword ("i32", "funcref", …).
-func (t CoreValType) String() string {
-	switch t {
-	case CoreI32:
-		return "i32"
-	case CoreI64:
-		return "i64"
-	case CoreF32:
-		return "f32"
-	case CoreF64:
-		return "f64"
-	case CoreV128:
-		return "v128"
-	case CoreFuncRef:
-		return "funcref"
-	case CoreExternRef:
-		return "externref"
-	}
-	return fmt.Sprintf("valtype(0x%02x)", byte(t))
-}
 
 // CoreType is an entry of a core type index space: *CoreFuncType or *ModuleType.
 type CoreType interface {
