@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
@@ -117,6 +119,11 @@ func toStat(s wasi.Stat) descStat {
 	}
 }
 
+// maxTimestampSeconds is the last second of a new-timestamp the host can set: os.Chtimes passes
+// times through time.UnixNano, which cannot hold later ones (past the year 2262) and would set
+// some other time instead.
+const maxTimestampSeconds = math.MaxInt64/uint64(time.Second) - 1
+
 func (h *Host) times(a, m newTimestamp) (wasi.Times, error) {
 	var t wasi.Times
 	conv := func(n newTimestamp) (time.Time, bool, error) {
@@ -124,8 +131,11 @@ func (h *Host) times(a, m newTimestamp) (wasi.Times, error) {
 		case n.Now:
 			return h.clock.Now(), true, nil
 		case n.Timestamp != nil:
-			if n.Timestamp.Nanoseconds >= 1e9 || n.Timestamp.Seconds > 1<<62 {
+			if n.Timestamp.Nanoseconds >= 1e9 {
 				return time.Time{}, false, wasi.EINVAL
+			}
+			if n.Timestamp.Seconds > maxTimestampSeconds {
+				return time.Time{}, false, wasi.EOVERFLOW
 			}
 			return time.Unix(int64(n.Timestamp.Seconds), int64(n.Timestamp.Nanoseconds)), true, nil
 		}
@@ -252,6 +262,188 @@ func (h *Host) stream(self uint32, off uint64, write, appending bool) (fsResult[
 	return fsOK(rep), nil
 }
 
+func (h *Host) setTimes(self uint32, a, m newTimestamp) (fsResult[struct{}], error) {
+	d, err := h.desc(self)
+	if err != nil {
+		return fsResult[struct{}]{}, err
+	}
+	// A directory's times are part of what mutate-directory guards, as for set-times-at ".".
+	if d.dir != nil && d.flags&flagMutateDirectory == 0 {
+		return fsErr[struct{}](wasi.EPERM), nil
+	}
+	t, err := h.times(a, m)
+	if err == nil {
+		err = d.node().SetTimes(t)
+	}
+	if err != nil {
+		return fsErr[struct{}](err), nil
+	}
+	return fsOK(struct{}{}), nil
+}
+
+func (h *Host) setTimesAt(self uint32, pf uint8, path string, a, m newTimestamp) (fsResult[struct{}], error) {
+	return h.mutating(self, func(d wasi.Dir) error {
+		t, err := h.times(a, m)
+		if err != nil {
+			return err
+		}
+		return d.SetTimesAt(path, pf&1 != 0, t)
+	})
+}
+
+func (h *Host) readDirectory(self uint32) (fsResult[uint32], error) {
+	dir, derr, err := h.dirOf(self)
+	if err != nil || derr != nil {
+		return fsErr[uint32](derr), err
+	}
+	r, err := dir.ReadDir()
+	if err != nil {
+		return fsErr[uint32](err), nil
+	}
+	rep, err := h.res.add(&dirStream{r: r})
+	if err != nil {
+		_ = r.Close()
+		return fsResult[uint32]{}, err
+	}
+	return fsOK(rep), nil
+}
+
+func (h *Host) readDirectoryEntry(self uint32) (fsResult[abi.Option[dirEntry]], error) {
+	s, err := get[*dirStream](h, self)
+	if err != nil {
+		return fsResult[abi.Option[dirEntry]]{}, err
+	}
+	e, err := s.r.Next()
+	if errors.Is(err, io.EOF) {
+		return fsOK(abi.None[dirEntry]()), nil
+	}
+	if err != nil {
+		return fsErr[abi.Option[dirEntry]](err), nil
+	}
+	// A host name that is not UTF-8 cannot be lowered as a string (the call would trap); the
+	// guest gets an error for this entry and may read on, as in wasmtime.
+	if !utf8.ValidString(e.Name) {
+		return fsErr[abi.Option[dirEntry]](wasi.EILSEQ), nil
+	}
+	return fsOK(abi.Some(dirEntry{Type: descType(e.Type), Name: e.Name})), nil
+}
+
+func (h *Host) createDirectoryAt(self uint32, path string) (fsResult[struct{}], error) {
+	return h.mutating(self, func(d wasi.Dir) error { return d.MkdirAt(path) })
+}
+
+func (h *Host) removeDirectoryAt(self uint32, path string) (fsResult[struct{}], error) {
+	return h.mutating(self, func(d wasi.Dir) error { return d.RmdirAt(path) })
+}
+
+func (h *Host) unlinkFileAt(self uint32, path string) (fsResult[struct{}], error) {
+	return h.mutating(self, func(d wasi.Dir) error { return d.UnlinkAt(path) })
+}
+
+func (h *Host) symlinkAt(self uint32, target, path string) (fsResult[struct{}], error) {
+	return h.mutating(self, func(d wasi.Dir) error { return d.SymlinkAt(target, path) })
+}
+
+func (h *Host) linkAt(self uint32, pf uint8, oldPath string, newDesc uint32, newPath string) (fsResult[struct{}], error) {
+	return h.mutatingPair(self, newDesc, func(d, nd wasi.Dir) error { return d.LinkAt(oldPath, pf&1 != 0, nd, newPath) })
+}
+
+func (h *Host) renameAt(self uint32, oldPath string, newDesc uint32, newPath string) (fsResult[struct{}], error) {
+	return h.mutatingPair(self, newDesc, func(d, nd wasi.Dir) error { return d.RenameAt(oldPath, nd, newPath) })
+}
+
+// mutatingPair is mutating for the calls that change two directories, rename-at and link-at:
+// both descriptors must be directories that may be changed, or a guest could write through a
+// descriptor it opened without mutate-directory by naming it as the new one.
+func (h *Host) mutatingPair(self, other uint32, fn func(d, nd wasi.Dir) error) (fsResult[struct{}], error) {
+	d, err := h.desc(self)
+	if err != nil {
+		return fsResult[struct{}]{}, err
+	}
+	nd, err := h.desc(other)
+	if err != nil {
+		return fsResult[struct{}]{}, err
+	}
+	if d.dir == nil || nd.dir == nil {
+		return fsErr[struct{}](wasi.ENOTDIR), nil
+	}
+	if d.flags&nd.flags&flagMutateDirectory == 0 {
+		return fsErr[struct{}](wasi.EPERM), nil
+	}
+	if err := fn(d.dir, nd.dir); err != nil {
+		return fsErr[struct{}](err), nil
+	}
+	return fsOK(struct{}{}), nil
+}
+
+func (h *Host) statAt(self uint32, pf uint8, path string) (fsResult[descStat], error) {
+	dir, derr, err := h.dirOf(self)
+	if err != nil || derr != nil {
+		return fsErr[descStat](derr), err
+	}
+	st, err := dir.StatAt(path, pf&1 != 0)
+	if err != nil {
+		return fsErr[descStat](err), nil
+	}
+	return fsOK(toStat(st)), nil
+}
+
+func (h *Host) readlinkAt(self uint32, path string) (fsResult[string], error) {
+	dir, derr, err := h.dirOf(self)
+	if err != nil || derr != nil {
+		return fsErr[string](derr), err
+	}
+	s, err := dir.ReadlinkAt(path)
+	if err != nil {
+		return fsErr[string](err), nil
+	}
+	if !utf8.ValidString(s) {
+		return fsErr[string](wasi.EILSEQ), nil // not a string: lowering it would trap
+	}
+	return fsOK(s), nil
+}
+
+func (h *Host) isSameObject(self, other uint32) (bool, error) {
+	a, err := h.desc(self)
+	if err != nil {
+		return false, err
+	}
+	b, err := h.desc(other)
+	if err != nil {
+		return false, err
+	}
+	sa, err1 := a.node().Stat()
+	sb, err2 := b.node().Stat()
+	if err1 != nil || err2 != nil || sa.Ino == 0 {
+		return a == b, nil
+	}
+	return sa.Dev == sb.Dev && sa.Ino == sb.Ino, nil
+}
+
+func (h *Host) metadataHash(self uint32) (fsResult[hashValue], error) {
+	d, err := h.desc(self)
+	if err != nil {
+		return fsResult[hashValue]{}, err
+	}
+	st, err := d.node().Stat()
+	if err != nil {
+		return fsErr[hashValue](err), nil
+	}
+	return fsOK(hashValue{Lower: st.Ino, Upper: st.Dev}), nil
+}
+
+func (h *Host) metadataHashAt(self uint32, pf uint8, path string) (fsResult[hashValue], error) {
+	dir, derr, err := h.dirOf(self)
+	if err != nil || derr != nil {
+		return fsErr[hashValue](derr), err
+	}
+	st, err := dir.StatAt(path, pf&1 != 0)
+	if err != nil {
+		return fsErr[hashValue](err), nil
+	}
+	return fsOK(hashValue{Lower: st.Ino, Upper: st.Dev}), nil
+}
+
 func (h *Host) defineFilesystem(l *component.Linker) error {
 	if _, err := l.DefineResource(ifaceTypes, "descriptor", dtor[*descriptor](h)); err != nil {
 		return err
@@ -333,18 +525,7 @@ func (h *Host) defineFilesystem(l *component.Linker) error {
 			return ok, nil
 		},
 		m + "set-times": func(_ context.Context, self uint32, a, mt newTimestamp) (unit, error) {
-			d, err := h.desc(self)
-			if err != nil {
-				return unit{}, err
-			}
-			t, err := h.times(a, mt)
-			if err == nil {
-				err = d.node().SetTimes(t)
-			}
-			if err != nil {
-				return fsErr[struct{}](err), nil
-			}
-			return ok, nil
+			return h.setTimes(self, a, mt)
 		},
 		m + "read": func(_ context.Context, self uint32, n, off uint64) (fsResult[readResult], error) {
 			d, ferr, err := h.fileOf(self)
@@ -382,23 +563,10 @@ func (h *Host) defineFilesystem(l *component.Linker) error {
 			return fsOK(uint64(k)), nil
 		},
 		m + "read-directory": func(_ context.Context, self uint32) (fsResult[uint32], error) {
-			dir, derr, err := h.dirOf(self)
-			if err != nil || derr != nil {
-				return fsErr[uint32](derr), err
-			}
-			r, err := dir.ReadDir()
-			if err != nil {
-				return fsErr[uint32](err), nil
-			}
-			rep, err := h.res.add(&dirStream{r: r})
-			if err != nil {
-				_ = r.Close()
-				return fsResult[uint32]{}, err
-			}
-			return fsOK(rep), nil
+			return h.readDirectory(self)
 		},
 		m + "create-directory-at": func(_ context.Context, self uint32, path string) (unit, error) {
-			return h.mutating(self, func(d wasi.Dir) error { return d.MkdirAt(path) })
+			return h.createDirectoryAt(self, path)
 		},
 		m + "stat": func(_ context.Context, self uint32) (fsResult[descStat], error) {
 			d, err := h.desc(self)
@@ -412,113 +580,43 @@ func (h *Host) defineFilesystem(l *component.Linker) error {
 			return fsOK(toStat(st)), nil
 		},
 		m + "stat-at": func(_ context.Context, self uint32, pf uint8, path string) (fsResult[descStat], error) {
-			dir, derr, err := h.dirOf(self)
-			if err != nil || derr != nil {
-				return fsErr[descStat](derr), err
-			}
-			st, err := dir.StatAt(path, pf&1 != 0)
-			if err != nil {
-				return fsErr[descStat](err), nil
-			}
-			return fsOK(toStat(st)), nil
+			return h.statAt(self, pf, path)
 		},
 		m + "set-times-at": func(_ context.Context, self uint32, pf uint8, path string, a, mt newTimestamp) (unit, error) {
-			return h.mutating(self, func(d wasi.Dir) error {
-				t, err := h.times(a, mt)
-				if err != nil {
-					return err
-				}
-				return d.SetTimesAt(path, pf&1 != 0, t)
-			})
+			return h.setTimesAt(self, pf, path, a, mt)
 		},
 		m + "link-at": func(_ context.Context, self uint32, pf uint8, oldPath string, newDesc uint32, newPath string) (unit, error) {
-			nd, derr, err := h.dirOf(newDesc)
-			if err != nil || derr != nil {
-				return fsErr[struct{}](derr), err
-			}
-			return h.mutating(self, func(d wasi.Dir) error { return d.LinkAt(oldPath, pf&1 != 0, nd, newPath) })
+			return h.linkAt(self, pf, oldPath, newDesc, newPath)
 		},
 		m + "open-at": func(_ context.Context, self uint32, pf uint8, path string, of, flags uint8) (fsResult[uint32], error) {
 			return h.openAt(self, pf, path, of, flags)
 		},
 		m + "readlink-at": func(_ context.Context, self uint32, path string) (fsResult[string], error) {
-			dir, derr, err := h.dirOf(self)
-			if err != nil || derr != nil {
-				return fsErr[string](derr), err
-			}
-			s, err := dir.ReadlinkAt(path)
-			if err != nil {
-				return fsErr[string](err), nil
-			}
-			return fsOK(s), nil
+			return h.readlinkAt(self, path)
 		},
 		m + "remove-directory-at": func(_ context.Context, self uint32, path string) (unit, error) {
-			return h.mutating(self, func(d wasi.Dir) error { return d.RmdirAt(path) })
+			return h.removeDirectoryAt(self, path)
 		},
 		m + "rename-at": func(_ context.Context, self uint32, oldPath string, newDesc uint32, newPath string) (unit, error) {
-			nd, derr, err := h.dirOf(newDesc)
-			if err != nil || derr != nil {
-				return fsErr[struct{}](derr), err
-			}
-			return h.mutating(self, func(d wasi.Dir) error { return d.RenameAt(oldPath, nd, newPath) })
+			return h.renameAt(self, oldPath, newDesc, newPath)
 		},
 		m + "symlink-at": func(_ context.Context, self uint32, target, path string) (unit, error) {
-			return h.mutating(self, func(d wasi.Dir) error { return d.SymlinkAt(target, path) })
+			return h.symlinkAt(self, target, path)
 		},
 		m + "unlink-file-at": func(_ context.Context, self uint32, path string) (unit, error) {
-			return h.mutating(self, func(d wasi.Dir) error { return d.UnlinkAt(path) })
+			return h.unlinkFileAt(self, path)
 		},
 		m + "is-same-object": func(_ context.Context, self, other uint32) (bool, error) {
-			a, err := h.desc(self)
-			if err != nil {
-				return false, err
-			}
-			b, err := h.desc(other)
-			if err != nil {
-				return false, err
-			}
-			sa, err1 := a.node().Stat()
-			sb, err2 := b.node().Stat()
-			if err1 != nil || err2 != nil || sa.Ino == 0 {
-				return a == b, nil
-			}
-			return sa.Dev == sb.Dev && sa.Ino == sb.Ino, nil
+			return h.isSameObject(self, other)
 		},
 		m + "metadata-hash": func(_ context.Context, self uint32) (fsResult[hashValue], error) {
-			d, err := h.desc(self)
-			if err != nil {
-				return fsResult[hashValue]{}, err
-			}
-			st, err := d.node().Stat()
-			if err != nil {
-				return fsErr[hashValue](err), nil
-			}
-			return fsOK(hashValue{Lower: st.Ino, Upper: st.Dev}), nil
+			return h.metadataHash(self)
 		},
 		m + "metadata-hash-at": func(_ context.Context, self uint32, pf uint8, path string) (fsResult[hashValue], error) {
-			dir, derr, err := h.dirOf(self)
-			if err != nil || derr != nil {
-				return fsErr[hashValue](derr), err
-			}
-			st, err := dir.StatAt(path, pf&1 != 0)
-			if err != nil {
-				return fsErr[hashValue](err), nil
-			}
-			return fsOK(hashValue{Lower: st.Ino, Upper: st.Dev}), nil
+			return h.metadataHashAt(self, pf, path)
 		},
 		"[method]directory-entry-stream.read-directory-entry": func(_ context.Context, self uint32) (fsResult[abi.Option[dirEntry]], error) {
-			s, err := get[*dirStream](h, self)
-			if err != nil {
-				return fsResult[abi.Option[dirEntry]]{}, err
-			}
-			e, err := s.r.Next()
-			if errors.Is(err, io.EOF) {
-				return fsOK(abi.None[dirEntry]()), nil
-			}
-			if err != nil {
-				return fsErr[abi.Option[dirEntry]](err), nil
-			}
-			return fsOK(abi.Some(dirEntry{Type: descType(e.Type), Name: e.Name})), nil
+			return h.readDirectoryEntry(self)
 		},
 		"filesystem-error-code": func(_ context.Context, e uint32) (abi.Option[errorCode], error) {
 			ie, err := get[*ioError](h, e)
