@@ -63,6 +63,10 @@ type CallContext struct {
 	// same megabyte — so without a bound a small guest could make the host allocate terabytes.
 	// Zero means DefaultMaxLiftBytes.
 	MaxLiftBytes uint64
+
+	// flat is CallExport's buffer for the flat arguments, kept so that an embedder reusing one
+	// CallContext for many calls (one at a time) does not allocate it on each.
+	flat []uint64
 }
 
 func (cx *CallContext) checkAsync() error {

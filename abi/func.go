@@ -178,11 +178,12 @@ func (ft *FuncType) paramStep(i int) string { return paramStep(i, ft.params[i].N
 // lower_flat_values with MaxFlatParams: flat, or stored in memory allocated with realloc and
 // passed as one pointer.
 func (ft *FuncType) LowerParams(cx *CallContext, args []Value) ([]uint64, error) {
-	out, err := ft.lowerParams(cx, args)
+	out, err := ft.lowerParams(cx, args, nil)
 	return out, finishErr("lower", err)
 }
 
-func (ft *FuncType) lowerParams(cx *CallContext, args []Value) ([]uint64, error) {
+// lowerParams appends the flat arguments to dst[:0] (a new slice when dst is too short).
+func (ft *FuncType) lowerParams(cx *CallContext, args []Value, dst []uint64) ([]uint64, error) {
 	if err := cx.checkAsync(); err != nil {
 		return nil, err
 	}
@@ -191,7 +192,10 @@ func (ft *FuncType) lowerParams(cx *CallContext, args []Value) ([]uint64, error)
 	}
 	s := &storer{cx: cx}
 	if ft.paramTuple == nil {
-		out := make([]uint64, 0, len(ft.flatParams))
+		out := dst[:0]
+		if cap(out) < len(ft.flatParams) {
+			out = make([]uint64, 0, len(ft.flatParams))
+		}
 		for i, p := range ft.params {
 			var err error
 			if out, err = s.lowerFlat(p.Type, args[i], out); err != nil {
@@ -216,7 +220,7 @@ func (ft *FuncType) lowerParams(cx *CallContext, args []Value) ([]uint64, error)
 	if err != nil {
 		return nil, err
 	}
-	return []uint64{uint64(ptr)}, nil
+	return append(dst[:0], uint64(ptr)), nil
 }
 
 // LiftResults lifts the results of an export call (the host side of canon lift), as
@@ -233,14 +237,26 @@ func (ft *FuncType) liftResults(cx *CallContext, flat []uint64) ([]Value, error)
 	if len(flat) != len(ft.lift.Results) {
 		return nil, errorf(ErrCoreValues, "expected %d core results, got %d", len(ft.lift.Results), len(flat))
 	}
-	return liftValues(cx, ft.results, ft.resultTuple, flat, resultStepFn(len(ft.results)))
+	return liftValues(cx, ft.results, ft.resultTuple, flat, resultSteps(len(ft.results)))
 }
 
-func resultStepFn(n int) func(int) string { return func(i int) string { return resultStep(i, n) } }
+// stepNamer names the i-th value of a list for error paths. Its implementations are a small
+// integer and a pointer, so passing one allocates nothing, unlike a closure.
+type stepNamer interface{ step(i int) string }
+
+// resultSteps names results, counting n of them.
+type resultSteps int
+
+func (n resultSteps) step(i int) string { return resultStep(i, int(n)) }
+
+// paramSteps names the parameters of a function type.
+type paramSteps FuncType
+
+func (p *paramSteps) step(i int) string { return (*FuncType)(p).paramStep(i) }
 
 // liftValues is lift_flat_values over types, either flat or, when spilled, through the pointer
 // flat[0].
-func liftValues(cx *CallContext, types []Type, spill *TupleType, flat []uint64, step func(int) string) ([]Value, error) {
+func liftValues(cx *CallContext, types []Type, spill *TupleType, flat []uint64, steps stepNamer) ([]Value, error) {
 	l := newLifter(cx)
 	out := make([]Value, len(types))
 	if spill == nil {
@@ -248,7 +264,7 @@ func liftValues(cx *CallContext, types []Type, spill *TupleType, flat []uint64, 
 		for i, t := range types {
 			v, err := l.liftFlat(t, r)
 			if err != nil {
-				return nil, at(err, step(i))
+				return nil, at(err, steps.step(i))
 			}
 			out[i] = v
 		}
@@ -269,7 +285,7 @@ func liftValues(cx *CallContext, types []Type, spill *TupleType, flat []uint64, 
 	for i, t := range types {
 		v, err := l.load(t, b[spill.offsets[i]:])
 		if err != nil {
-			return nil, at(err, step(i))
+			return nil, at(err, steps.step(i))
 		}
 		out[i] = v
 	}
@@ -295,7 +311,7 @@ func (ft *FuncType) liftParams(cx *CallContext, flat []uint64) ([]Value, error) 
 	for i, p := range ft.params {
 		types[i] = p.Type
 	}
-	return liftValues(cx, types, ft.paramTuple, flat, ft.paramStep)
+	return liftValues(cx, types, ft.paramTuple, flat, (*paramSteps)(ft))
 }
 
 // LowerResults lowers the results of an import call (the host side of canon lower), as
@@ -314,13 +330,13 @@ func (ft *FuncType) lowerResults(cx *CallContext, results []Value, flatArgs []ui
 		return nil, errorf(ErrTypeMismatch, "expected %d results, found %d", len(ft.results), len(results))
 	}
 	s := &storer{cx: cx}
-	step := resultStepFn(len(ft.results))
+	steps := resultSteps(len(ft.results))
 	if ft.resultTuple == nil {
 		out := make([]uint64, 0, len(ft.flatResults))
 		for i, t := range ft.results {
 			var err error
 			if out, err = s.lowerFlat(t, results[i], out); err != nil {
-				return nil, at(err, step(i))
+				return nil, at(err, steps.step(i))
 			}
 		}
 		return out, nil
@@ -336,7 +352,7 @@ func (ft *FuncType) lowerResults(cx *CallContext, results []Value, flatArgs []ui
 	err := s.storeTo(ptr, uint64(tt.size), tt.hasPtr, func(b []byte) error {
 		for i, t := range ft.results {
 			if err := s.store(t, results[i], b[tt.offsets[i]:]); err != nil {
-				return at(err, step(i))
+				return at(err, steps.step(i))
 			}
 		}
 		return nil
@@ -359,11 +375,15 @@ func (ft *FuncType) CallExport(cx *CallContext, args []Value, core func(flat []u
 		cx.Scope = &BorrowScope{}
 		defer func() { cx.Scope = nil }()
 	}
-	flat, err := ft.LowerParams(cx, args)
+	// The buffer is taken while the call runs, so a nested call with the same context cannot
+	// overwrite arguments core may still read.
+	flat, err := ft.lowerParams(cx, args, cx.flat)
+	cx.flat = nil
 	if err != nil {
 		_ = cx.Scope.End()
-		return nil, err
+		return nil, finishErr("lower", err)
 	}
+	defer func() { cx.flat = flat }()
 	res, err := core(flat)
 	if err != nil {
 		_ = cx.Scope.End()

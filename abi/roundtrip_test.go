@@ -212,7 +212,7 @@ func TestRoundTripFunctions(t *testing.T) {
 		}
 		var back []Value
 		if ft.ResultsSpilled() {
-			back, err = liftValues(g.cx, results, ft.resultTuple, []uint64{flat[len(flat)-1]}, resultStepFn(1))
+			back, err = liftValues(g.cx, results, ft.resultTuple, []uint64{flat[len(flat)-1]}, resultSteps(1))
 		} else {
 			back, err = ft.LiftResults(g.cx, out)
 		}

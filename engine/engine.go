@@ -72,7 +72,6 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		lim = *cfg.DecodeLimits
 	}
 	rc := wazero.NewRuntimeConfigInterpreter().
-		WithCloseOnContextDone(true).
 		WithCoreFeatures(api.CoreFeaturesV2).
 		WithCustomSections(true).
 		WithDebugInfoEnabled(false)
@@ -152,12 +151,18 @@ func (e *Engine) compile(ctx context.Context, wasmBytes []byte, tableMax uint32)
 	if err := m.CheckEngineFeatures(); err != nil {
 		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
 	}
-	out, err := wasm.Instrument(m, wasm.InstrumentOptions{
+	opt := wasm.InstrumentOptions{
 		FuelModule:       fuelModuleName,
 		FuelGlobal:       fuelGlobalName,
 		FuelHook:         fuelHookName,
 		MaxTableElements: tableMax,
-	})
+	}
+	if !e.cfg.ProfileFunctions {
+		// Host calls skip the export wrapper (Function.CallStack charges its fuel instead); with
+		// profiling, the wrapper stays so that each function's fuel includes its entry block.
+		opt.DirectPrefix = directPrefix
+	}
+	out, err := wasm.Instrument(m, opt)
 	if err != nil {
 		if errors.Is(err, wasm.ErrTableLimit) {
 			return nil, fmt.Errorf("engine: compile: %w", &Trap{Kind: TrapTableLimit, Cause: err})
@@ -223,6 +228,9 @@ func wrapHost(f *HostFunc) api.GoModuleFunction {
 		s := storeFromContext(ctx)
 		if s == nil {
 			panic(&hostPanic{err: fmt.Errorf("host function %s called outside a kobako store", f.Name)})
+		}
+		if f != &fuelHook.Funcs[0] {
+			s.hostCalls++ // it may keep ctx: the frame cannot be reused (frameContext.release)
 		}
 		defer func() {
 			if r := recover(); r != nil {

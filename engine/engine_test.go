@@ -681,6 +681,35 @@ func TestFuelSharedAcrossInstances(t *testing.T) {
 	}
 }
 
+// TestDirectExportsNotImportable: host calls use an unwrapped export of each function whose
+// callers charge its entry block; a guest importing it would skip that charge, so linking refuses.
+func TestDirectExportsNotImportable(t *testing.T) {
+	e := newEngine(t, engine.Config{})
+	ctx := context.Background()
+	lib, err := e.Compile(ctx, fixture(t, "fib"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range lib.Exports() {
+		if strings.HasPrefix(ex.Name, "kobako:") {
+			t.Errorf("Exports lists the internal export %q", ex.Name)
+		}
+	}
+	app, err := e.Compile(ctx, fixture(t, "direct_import"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := e.NewStore(ctx, engine.DefaultLimits())
+	defer s.Close(ctx)
+	libInst, err := s.Instantiate(ctx, lib, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Instantiate(ctx, app, engine.Imports{"lib": libInst}); !errors.Is(err, engine.ErrLink) {
+		t.Fatalf("importing the direct export: %v, want ErrLink", err)
+	}
+}
+
 // TestFuelReusedAcrossStores checks that a store's fuel counter, which the engine reuses once the
 // store is closed, carries nothing from one store to the next, and that a closed store still
 // reports its own last call.

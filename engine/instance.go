@@ -54,7 +54,14 @@ type Function struct {
 	fn     api.Function
 	params []ValueType
 	result []ValueType
+	entry  int64 // fuel to charge before calling fn, a direct export (see directPrefix)
 }
+
+// directPrefix names the unwrapped exports that host calls use. Every exported function whose
+// entry block its callers charge is exported through a wrapper that charges it; a host call
+// charges it itself and calls the function directly, one wasm call fewer. Guests cannot import
+// these names: checkLink only offers a module's declared exports.
+const directPrefix = "kobako:direct/"
 
 // Function returns the exported function with the given name.
 func (in *Instance) Function(name string) (*Function, error) {
@@ -67,6 +74,11 @@ func (in *Instance) Function(name string) (*Function, error) {
 	}
 	def := fn.Definition()
 	f := &Function{inst: in, name: name, fn: fn, params: fromAPITypes(def.ParamTypes()), result: fromAPITypes(def.ResultTypes())}
+	if c, ok := in.module.decoded.EntryCharges[name]; ok {
+		if d := in.mod.ExportedFunction(directPrefix + name); d != nil {
+			f.fn, f.entry = d, c
+		}
+	}
 	if in.funcs == nil {
 		in.funcs = map[string]*Function{}
 	}
@@ -97,15 +109,34 @@ func (f *Function) Results() []ValueType { return f.result }
 //
 // Errors are *Trap, *ExitError, or ErrInstanceUnavailable once the store was discarded.
 func (f *Function) Call(ctx context.Context, params ...uint64) ([]uint64, error) {
-	s := f.inst.store
-	if s.dead != nil {
-		return nil, s.dead
-	}
 	if len(params) != len(f.params) {
 		return nil, fmt.Errorf("engine: call %s: %d params, the function takes %d", f.name, len(params), len(f.params))
 	}
+	stack := make([]uint64, max(len(f.params), len(f.result)))
+	copy(stack, params)
+	if err := f.CallStack(ctx, stack); err != nil {
+		return nil, err
+	}
+	return stack[:len(f.result):len(f.result)], nil
+}
+
+// StackSize is the length of the stack CallStack needs: the larger of the parameter and result
+// counts.
+func (f *Function) StackSize() int { return max(len(f.params), len(f.result)) }
+
+// CallStack is Call without allocation: stack holds the parameters on entry and the results on
+// return, and must be at least StackSize long. It is meant for embedders that call one function
+// many times (the component layer's warm calls).
+func (f *Function) CallStack(ctx context.Context, stack []uint64) error {
+	s := f.inst.store
+	if s.dead != nil {
+		return s.dead
+	}
+	if len(stack) < f.StackSize() {
+		return fmt.Errorf("engine: call %s: stack of %d values, the function needs %d", f.name, len(stack), f.StackSize())
+	}
 	if s.depth >= s.engine.cfg.MaxReentry {
-		return nil, &Trap{Kind: TrapStackOverflow, Function: f.name,
+		return &Trap{Kind: TrapStackOverflow, Function: f.name,
 			Cause: fmt.Errorf("guest→host→guest re-entry deeper than %d", s.engine.cfg.MaxReentry)}
 	}
 	top := s.depth == 0
@@ -118,16 +149,28 @@ func (f *Function) Call(ctx context.Context, params ...uint64) ([]uint64, error)
 			start = time.Now() // the clock is read only for a listener
 		}
 	}
-	cctx, cancel := s.callContext(ctx)
-	s.depth++
-	res, err := f.fn.Call(cctx, params...)
-	s.depth--
-	if err == nil && top && cctx.Err() != nil {
-		// wazero closed the instance when the context ended (a host function that honoured ctx
-		// returned normally); the call did not complete in time.
-		err = sys.NewExitError(exitCodeFor(cctx.Err()))
+	if f.entry != 0 {
+		// What the export's wrapper would have charged, without checking, as it does not.
+		s.fuel.Set(uint64(int64(s.fuel.Get()) - f.entry))
 	}
-	cancel()
+	var err error
+	s.depth++
+	if top {
+		fc := newFrameContext(ctx, s)
+		err = f.fn.CallWithStack(fc, stack)
+		if cerr := fc.expired(); err == nil && cerr != nil {
+			// A host function saw the call end (its context closed) and returned normally; the
+			// call did not complete in time.
+			err = &Trap{Kind: contextTrapKind(cerr), Function: f.name, Cause: cerr}
+		}
+		fc.release()
+	} else {
+		if fc, ok := ctx.(*frameContext); !ok || fc.store != s {
+			ctx = context.WithValue(ctx, storeKey{}, s)
+		}
+		err = f.fn.CallWithStack(ctx, stack)
+	}
+	s.depth--
 	if err == nil && s.fuelRemaining() < 0 {
 		// The injected checks sit at function entries and loop headers, so the last blocks of a call
 		// may overdraw without trapping; the call still did not fit in its fuel.
@@ -137,32 +180,25 @@ func (f *Function) Call(ctx context.Context, params ...uint64) ([]uint64, error)
 		listener.CallDone(f.name, uint64(int64(s.limits.Fuel)-s.fuelRemaining()), time.Since(start))
 	}
 	if err != nil {
-		var t *Trap
+		t, direct := err.(*Trap)
 		if err == errFuelAfterReturn {
 			t = &Trap{Kind: TrapFuelExhausted, Function: f.name}
-		} else {
+		} else if !direct {
 			t = s.classify(err, f.inst.module)
 			if ee, ok := asExit(err, s); ok {
 				s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
-				return nil, ee
+				return ee
 			}
 		}
 		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
 		if t == nil {
 			// The instance was closed under the call (the store closed by a host function, say):
 			// not a trap, but the call did not complete.
-			return nil, fmt.Errorf("engine: call %s: %w: %w", f.name, ErrInstanceUnavailable, err)
+			return fmt.Errorf("engine: call %s: %w: %w", f.name, ErrInstanceUnavailable, err)
 		}
-		return nil, t
+		return t
 	}
-	return res, nil
-}
-
-func exitCodeFor(err error) uint32 {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return sys.ExitCodeDeadlineExceeded
-	}
-	return sys.ExitCodeContextCanceled
+	return nil
 }
 
 var errFuelAfterReturn = errors.New("fuel overdrawn")

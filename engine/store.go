@@ -30,13 +30,17 @@ type Store struct {
 	instances []*Instance
 	data      []dataEntry // few keys per store: a scan beats a map and allocates less
 
-	depth     int
-	dead      error
-	exitCode  *uint32
-	memories  []*linearMemory
-	peakBytes uint64
-	profStack []int64
-	onClose   []func()
+	depth      int
+	dead       error
+	exitCode   *uint32
+	memories   []*linearMemory
+	peakBytes  uint64
+	profStack  []int64
+	onClose    []func()
+	frame      *frameContext // the running Enter frame
+	spareFrame *frameContext // a released frame no host function saw, for reuse
+	hostCalls  uint64        // host function calls so far, but the refuel hook's
+	exitFrame  func() error  // s.exit, bound once so Enter does not allocate it per call
 
 	closeOnce sync.Once
 }
@@ -54,6 +58,7 @@ func (e *Engine) NewStore(ctx context.Context, limits Limits) (*Store, error) {
 		return nil, err
 	}
 	s := &Store{engine: e, limits: limits}
+	s.exitFrame = s.exit
 	inst, err := e.takeFuelInstance(ctx)
 	if err != nil {
 		return nil, err
@@ -255,9 +260,9 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 	if m.decoded.StartFunc != nil {
 		// Only a start section runs code during instantiation; without one, the deadline timer and
 		// the store marker would be set up for nothing.
-		var cancel context.CancelFunc
-		ctx, cancel = s.callContext(ctx)
-		defer cancel()
+		fc := newFrameContext(ctx, s)
+		defer fc.release()
+		ctx = fc
 	}
 	ictx := experimental.WithImportResolver(ctx, func(name string) api.Module { return resolved[name] })
 	ictx = experimental.WithMemoryAllocator(ictx, experimental.MemoryAllocatorFunc(s.allocate))
@@ -351,44 +356,46 @@ func (s *Store) OnClose(f func()) { s.onClose = append(s.onClose, f) }
 // as if they were one call: no refuelling between them. exit ends the frame and reports a *Trap when
 // the frame as a whole ran out of fuel or time (the store is then discarded). Inside a running call
 // (from a host function) Enter adds nothing: the calls already share that call's budget.
+//
+// The returned context belongs to the frame: do not keep it past exit, after which the store may
+// reuse it for a later call.
 func (s *Store) Enter(ctx context.Context) (context.Context, func() error, error) {
 	if s.dead != nil {
 		return nil, nil, s.dead
 	}
 	if s.depth > 0 {
-		return context.WithValue(ctx, storeKey{}, s), func() error { return nil }, nil
+		return context.WithValue(ctx, storeKey{}, s), noExit, nil
 	}
 	s.SetFuel(s.limits.Fuel)
 	s.profStack = s.profStack[:0]
-	fctx, cancel := s.callContext(ctx)
+	s.frame = newFrameContext(ctx, s)
 	s.depth++
-	exit := func() error {
-		s.depth--
-		ctxErr := fctx.Err()
-		cancel()
-		var t *Trap
-		switch {
-		case s.fuelRemaining() < 0:
-			t = &Trap{Kind: TrapFuelExhausted}
-		case ctxErr != nil:
-			t = &Trap{Kind: contextTrapKind(ctxErr), Cause: ctxErr}
-		default:
-			return nil
-		}
-		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
-		return t
-	}
-	return fctx, exit, nil
+	return s.frame, s.exitFrame, nil
 }
 
-// callContext applies the store's deadline unless ctx already has an earlier one, and marks ctx as
-// belonging to this store so host functions can find it.
-func (s *Store) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx = context.WithValue(ctx, storeKey{}, s)
-	if s.depth > 0 {
-		return ctx, func() {}
+func noExit() error { return nil }
+
+// exit ends the frame Enter started.
+func (s *Store) exit() error {
+	fc := s.frame
+	if fc == nil {
+		return nil // exit called twice
 	}
-	return context.WithTimeout(ctx, s.limits.Deadline)
+	s.frame = nil
+	s.depth--
+	ctxErr := fc.expired()
+	fc.release()
+	var t *Trap
+	switch {
+	case s.fuelRemaining() < 0:
+		t = &Trap{Kind: TrapFuelExhausted}
+	case ctxErr != nil:
+		t = &Trap{Kind: contextTrapKind(ctxErr), Cause: ctxErr}
+	default:
+		return nil
+	}
+	s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
+	return t
 }
 
 type storeKey struct{}

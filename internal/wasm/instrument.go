@@ -22,6 +22,13 @@ type InstrumentOptions struct {
 	// whose minimum exceeds it makes Instrument fail with an error wrapping ErrTableLimit.
 	// Imported tables are left alone: their exporter declared them.
 	MaxTableElements uint32
+	// DirectPrefix, when not empty, also exports every function that is exported through an
+	// entry-charging wrapper (see prepare) without it, as DirectPrefix+name, and Instrument
+	// records the wrapper's charge in m.EntryCharges[name]. A host that calls the direct export
+	// subtracts that charge from the counter first, exactly as the wrapper would, and saves a
+	// wasm call per host call. A name whose direct name the module already exports gets none.
+	// The host must keep other modules from importing the direct exports.
+	DirectPrefix string
 }
 
 // Instrument returns a copy of the module's binary rewritten for fuel metering:
@@ -47,7 +54,8 @@ type InstrumentOptions struct {
 // the rewritten bodies: source lines in wazero's DWARF stack traces are unreliable after
 // instrumentation. The output depends
 // only on the module and opt. Instrument records the table limits it wrote in m.Tables (the
-// declared ones stay in m.DeclaredTables); it changes nothing else in m, and so must not run
+// declared ones stay in m.DeclaredTables) and, with DirectPrefix, the entry charges in
+// m.EntryCharges; it changes nothing else in m, and so must not run
 // concurrently with other uses of the same Module.
 //
 // Instrument refuses modules that use features CheckEngineFeatures rejects (their control flow,
@@ -437,7 +445,27 @@ func (w *rewriter) globalSection() ([]byte, error) {
 }
 
 func (w *rewriter) exportSection() []byte {
-	p := appendU32(nil, uint32(len(w.m.Exports)))
+	var direct []Export
+	if w.opt.DirectPrefix != "" && len(w.wrappers) > 0 {
+		names := make(map[string]bool, len(w.m.Exports))
+		for _, e := range w.m.Exports {
+			names[e.Name] = true
+		}
+		w.m.EntryCharges = map[string]int64{}
+		for _, e := range w.m.Exports {
+			if _, ok := w.wrapperOf[e.Index]; !ok || e.Kind != ExternFunc || names[w.opt.DirectPrefix+e.Name] {
+				continue
+			}
+			direct = append(direct, Export{Name: w.opt.DirectPrefix + e.Name, Kind: ExternFunc, Index: e.Index})
+			w.m.EntryCharges[e.Name] = w.entryCost[e.Index-w.m.NumImportedFuncs]
+		}
+	}
+	p := appendU32(nil, uint32(len(w.m.Exports)+len(direct)))
+	for _, e := range direct {
+		p = appendName(p, e.Name)
+		p = append(p, byte(ExternFunc))
+		p = appendU32(p, w.sh.funcIdx(e.Index))
+	}
 	for _, e := range w.m.Exports {
 		p = appendName(p, e.Name)
 		p = append(p, byte(e.Kind))

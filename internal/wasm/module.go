@@ -253,6 +253,9 @@ type Module struct {
 	Tables []TableType
 	// DeclaredTables lists the defined tables exactly as the binary declares them.
 	DeclaredTables []TableType
+	// EntryCharges is set by Instrument with InstrumentOptions.DirectPrefix: the fuel a host
+	// must charge before calling each function export through its direct export.
+	EntryCharges map[string]int64
 	// Memories lists the defined memories.
 	Memories []MemoryType
 	// ImportedMemories lists the imported memories, in import order.
