@@ -139,6 +139,35 @@ func TestDeadlineStopsCallFreeLoop(t *testing.T) {
 	}
 }
 
+// Bulk instructions cost 1 fuel whatever their length, so a loop of long ones would reach the
+// refuel hook's deadline check only every slice of fuel; the check after each long one stops it
+// at the deadline.
+func TestDeadlineStopsBulkLoop(t *testing.T) {
+	e := newEngine(t, engine.Config{})
+	for _, fn := range []string{"fill", "copy", "tablefill"} {
+		t.Run(fn, func(t *testing.T) {
+			lim := engine.DefaultLimits()
+			lim.Fuel = engine.MaxFuel
+			lim.Deadline = 50 * time.Millisecond
+			_, in := instantiate(t, e, "bulkspin", lim, nil)
+			_, err := in.Call(context.Background(), fn)
+			if got := trapKind(t, err); got != engine.TrapDeadlineExceeded {
+				t.Fatalf("kind = %v, want deadline exceeded: %v", got, err)
+			}
+		})
+	}
+	// The checks cost no fuel: 1,000 rounds of a short fill cost what their instructions do.
+	_, in := instantiate(t, e, "bulkspin", engine.DefaultLimits(), nil)
+	if _, err := in.Call(context.Background(), "short", 1000); err != nil {
+		t.Fatal(err)
+	}
+	// Per round: 3 consts, memory.fill, local.get, const, sub, local.tee, br_if = 9; loop and end
+	// are free.
+	if got := in.Store().FuelConsumed(); got != 9*1000 {
+		t.Fatalf("fuel %d, want %d", got, 9*1000)
+	}
+}
+
 func TestCancelStopsCallFreeLoop(t *testing.T) {
 	e := newEngine(t, engine.Config{})
 	lim := engine.DefaultLimits()

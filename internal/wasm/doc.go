@@ -106,7 +106,12 @@
 // are the same as without a hook, and the hook's own work costs no fuel; while the counter is
 // non-negative a check runs exactly the same five dispatches. What the hook may rely on:
 //
-//   - It is called only with the counter negative. The fuel used so far is the fuel handed out
+//   - A check calls it only with the counter negative. (The hook is also called right after every
+//     bulk memory or table instruction whose length is at least BulkCheckLength, whatever the
+//     counter, because such an instruction costs 1 fuel however long it runs: a loop of them
+//     would otherwise reach the hook only every slice. With the counter non-negative the hook
+//     must leave it alone; it can check the deadline. These calls cost no fuel either.)
+//     The fuel used so far is the fuel handed out
 //     minus the counter, and all of it will have been used if the call returns normally, so once
 //     that exceeds the budget the hook should trap (by panicking in wazero) with exhaustion.
 //   - Otherwise it must add at least the deficit (the counter's absolute value) to let the guest

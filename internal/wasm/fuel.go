@@ -69,6 +69,7 @@ type meter struct {
 	numImported uint32
 	calls       []callSite
 	shifts      []shiftSite
+	bulks       []shiftSite
 }
 
 // pblock is a charge point of a plan. Costs fit in 32 bits: a block's cost is at most the number
@@ -98,6 +99,26 @@ type plan struct {
 	blocks []pblock
 	calls  []callSite // block indexes refer to blocks
 	shifts []shiftSite
+	bulks  []shiftSite // bulk memory and table instructions, followed by a deadline check
+}
+
+// BulkCheckLength is the length, in bytes or table elements, from which a bulk memory or table
+// instruction (memory.fill, memory.copy, memory.init, table.fill, table.copy, table.init) is
+// followed by a call of the fuel hook. Each costs 1 fuel whatever its length, so without it a
+// loop of large fills, each up to the memory limit, would reach the hook (and its deadline check)
+// only every slice of fuel: hours, not milliseconds. Below it, 100,000 fills take well under a
+// second, and the call stays off Go's memmove and memclr, which use these instructions for
+// every copy.
+const BulkCheckLength = 64 << 10
+
+// isBulk reports whether op is a bulk instruction with a length operand on top of the stack.
+func isBulk(op uint32) bool {
+	switch op {
+	case prefixMisc<<16 | 8, prefixMisc<<16 | 10, prefixMisc<<16 | 11, // memory.init, copy, fill
+		prefixMisc<<16 | 12, prefixMisc<<16 | 14, prefixMisc<<16 | 17: // table.init, copy, fill
+		return true
+	}
+	return false
 }
 
 // decode reads body once into mt.code, which the analysis and emit then walk, and marks in
@@ -540,6 +561,7 @@ type planArena struct {
 	blocks []pblock
 	calls  []callSite
 	shifts []shiftSite
+	bulks  []shiftSite
 }
 
 const arenaChunk = 1 << 14
@@ -602,17 +624,45 @@ func (mt *meter) plan(a *planArena) plan {
 	}
 	p.shifts = take(&a.shifts, len(mt.shifts))
 	copy(p.shifts, mt.shifts)
+	if mt.sh.hook {
+		mt.bulks = mt.bulks[:0]
+		for _, in := range mt.code {
+			if isBulk(in.op) {
+				mt.bulks = append(mt.bulks, shiftSite(in.start))
+			}
+		}
+		if len(mt.bulks) > 0 {
+			p.bulks = take(&a.bulks, len(mt.bulks))
+			copy(p.bulks, mt.bulks)
+		}
+	}
 	return p
 }
 
 // emit appends the metered body (instructions only) to dst: body with the charges and checks of
 // its plan inserted and its instructions renumbered. adjust[i] is what block i charges for the
-// entries of the functions it calls (see rewriter.prepare), besides its own cost.
-func (mt *meter) emit(dst []byte, body []byte, p plan, adjust []int64) []byte {
+// entries of the functions it calls (see rewriter.prepare), besides its own cost. scratch is the
+// i32 local the bulk checks keep a length in (used only when the plan has bulk sites).
+func (mt *meter) emit(dst []byte, body []byte, p plan, adjust []int64, scratch uint32) []byte {
 	pos := 0
-	bi, si := 0, 0
-	for bi < len(p.blocks) || si < len(p.shifts) {
-		if bi < len(p.blocks) && (si >= len(p.shifts) || p.blocks[bi].at <= uint32(p.shifts[si])) {
+	bi, si, ki := 0, 0, 0
+	const none = ^uint32(0)
+	for {
+		ba, sa, ka := none, none, none
+		if bi < len(p.blocks) {
+			ba = p.blocks[bi].at
+		}
+		if si < len(p.shifts) {
+			sa = uint32(p.shifts[si])
+		}
+		if ki < len(p.bulks) {
+			ka = uint32(p.bulks[ki])
+		}
+		if ba == none && sa == none && ka == none {
+			break
+		}
+		// A charge comes before the instruction at its offset.
+		if ba != none && ba <= sa && ba <= ka {
 			b := p.blocks[bi]
 			dst = append(dst, body[pos:b.at]...)
 			pos = int(b.at)
@@ -625,7 +675,30 @@ func (mt *meter) emit(dst []byte, body []byte, p plan, adjust []int64) []byte {
 			bi++
 			continue
 		}
-		at := int(p.shifts[si])
+		if ka < sa {
+			// local.tee keeps the length on the stack; after the instruction, a length of at
+			// least BulkCheckLength calls the hook, which checks the deadline.
+			at := int(ka)
+			dst = append(dst, body[pos:at]...)
+			r := reader{buf: body, pos: at}
+			if err := readInstr(&r, &mt.in); err != nil {
+				panic("BUG: a decoded bulk instruction does not read again")
+			}
+			dst = append(dst, opLocalTee)
+			dst = appendU32(dst, scratch)
+			dst = append(dst, body[at:r.pos]...)
+			dst = append(dst, opLocalGet)
+			dst = appendU32(dst, scratch)
+			dst = append(dst, opI32Const)
+			dst = appendS64(dst, BulkCheckLength)
+			dst = append(dst, opI32GeU, opIf, 0x40, opCall)
+			dst = appendU32(dst, mt.sh.fn)
+			dst = append(dst, opEnd)
+			pos = r.pos
+			ki++
+			continue
+		}
+		at := int(sa)
 		dst = append(dst, body[pos:at]...)
 		op := body[at]
 		r := reader{buf: body, pos: at + 1}

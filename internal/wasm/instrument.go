@@ -576,8 +576,27 @@ func (w *rewriter) codeSection() ([]byte, error) {
 		if w.entryCost[i] >= 0 {
 			pl.blocks[0].cost = 0 // charged by the caller or the export wrapper
 		}
-		body = append(body[:0], c.full[:len(c.full)-len(c.Body)]...) // local declarations
-		body = w.mt.emit(body, c.Body, pl, adjust)
+		decls := c.full[:len(c.full)-len(c.Body)]
+		var scratch uint32
+		if len(pl.bulks) > 0 {
+			// One more i32 local, after the declared ones, holds a bulk instruction's length.
+			r := newReader(decls, 0)
+			n, err := r.u32()
+			if err != nil {
+				return nil, fmt.Errorf("section code: function %d: %w", w.m.NumImportedFuncs+uint32(i), err)
+			}
+			params := uint64(len(w.m.Types[w.m.FuncTypeIndices[i]].Params))
+			if params+c.NumLocals >= 1<<32-1 {
+				return nil, fmt.Errorf("%w: function %d has too many locals for a bulk check", ErrInstrument, w.m.NumImportedFuncs+uint32(i))
+			}
+			scratch = uint32(params + c.NumLocals)
+			body = appendU32(body[:0], n+1)
+			body = append(body, decls[r.pos:]...)
+			body = append(body, 0x01, byte(I32))
+		} else {
+			body = append(body[:0], decls...)
+		}
+		body = w.mt.emit(body, c.Body, pl, adjust, scratch)
 		p = appendU32(p, uint32(len(body)))
 		p = append(p, body...)
 	}

@@ -96,10 +96,13 @@ const (
 	opCatchAll    = 0x19
 	opDrop        = 0x1a
 	opTryTable    = 0x1f
+	opLocalGet    = 0x20
+	opLocalTee    = 0x22
 	opGlobalGet   = 0x23
 	opGlobalSet   = 0x24
 	opI32Const    = 0x41
 	opI64Const    = 0x42
+	opI32GeU      = 0x4f
 	opF32Const    = 0x43
 	opF64Const    = 0x44
 	opI64GeS      = 0x59
