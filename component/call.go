@@ -231,7 +231,7 @@ func (f *funcImpl) call(ctx context.Context, args []abi.Value) ([]abi.Value, err
 // trampoline. A top-level component call is several engine calls (realloc for each string or list
 // argument, the export, post-return); they run in one engine frame (Store.Enter), or a guest could
 // multiply its budget by its argument count.
-func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) (res []abi.Value, rerr error) {
+func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) ([]abi.Value, error) {
 	if f.host != nil {
 		return f.host(ctx, args)
 	}
@@ -243,48 +243,119 @@ func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) (re
 	if in.dead != nil {
 		return nil, in.dead
 	}
+	ec := f.warm
+	if ec == nil {
+		var err error
+		if ec, err = f.prepare(); err != nil {
+			return nil, err
+		}
+		f.warm = ec
+	}
+	var exit func() error
 	if top {
 		// One engine frame for the whole call, so realloc, the export and post-return share one fuel
 		// budget and one deadline.
-		fctx, exit, err := in.store.Enter(ctx)
+		fctx, ex, err := in.store.Enter(ctx)
 		if err != nil {
 			return nil, err
 		}
-		ctx = fctx
-		defer func() {
-			if ferr := exit(); ferr != nil {
-				in.dead = fmt.Errorf("%w: a previous call was interrupted", engine.ErrInstanceUnavailable)
-				if rerr == nil {
-					res, rerr = nil, ferr
-				}
+		ctx, exit = fctx, ex
+	}
+	if ec.scope.Live() != 0 {
+		// A call that failed left borrow handles behind, and table entries point at their scope:
+		// a later drop of one must not count against this call.
+		ec.scope = &abi.BorrowScope{}
+	}
+	ec.ctx = ctx
+	ec.cx.Scope = ec.scope
+	res, err := f.ft.CallExport(&ec.cx, args, ec.invoke)
+	ec.ctx, ec.cx.Scope = nil, nil // the context is the call's; do not keep it alive
+	if exit != nil {
+		if ferr := exit(); ferr != nil {
+			in.dead = fmt.Errorf("%w: a previous call was interrupted", engine.ErrInstanceUnavailable)
+			if err == nil {
+				res, err = nil, ferr
 			}
-		}()
+		}
 	}
-	core, err := in.coreFunc(f.lift.CoreFunc)
+	return res, err
+}
+
+// exportCall holds what every call of a lifted export needs, resolved on the first call: the
+// core function, realloc, post-return and the memory, and a CallContext reused from call to call
+// (the owner instance runs one call at a time: may_enter guards it), so a warm call allocates only
+// its results.
+type exportCall struct {
+	in                  *ComponentInstance
+	core, realloc, post *engine.Function
+	cx                  abi.CallContext
+	scope               *abi.BorrowScope
+	ctx                 context.Context // the running call's
+	stack, postStack    []uint64
+}
+
+func (f *funcImpl) prepare() (*exportCall, error) {
+	in := f.owner
+	o := &f.lift.Options
+	ec := &exportCall{in: in, scope: &abi.BorrowScope{}}
+	var err error
+	if ec.core, err = in.coreFunc(f.lift.CoreFunc); err != nil {
+		return nil, err
+	}
+	ec.stack = make([]uint64, ec.core.StackSize())
+	cx, err := in.callContext(nil, o)
 	if err != nil {
 		return nil, err
 	}
-	cx, err := in.callContext(ctx, &f.lift.Options)
-	if err != nil {
-		return nil, err
-	}
-	if f.lift.Options.HasPostReturn {
-		pr, err := in.coreFunc(f.lift.Options.PostReturn)
-		if err != nil {
+	ec.cx = abi.CallContext{Memory: cx.Memory, Encoding: cx.Encoding, Handles: cx.Handles}
+	if o.HasRealloc {
+		if ec.realloc, err = in.coreFunc(o.Realloc); err != nil {
 			return nil, err
 		}
-		cx.PostReturn = func(flat []uint64) error {
-			_, err := pr.Call(ctx, flat...)
-			return err
+		if len(ec.realloc.Params()) != 4 || len(ec.realloc.Results()) != 1 {
+			return nil, fmt.Errorf("realloc has type %v -> %v, not (i32, i32, i32, i32) -> i32", ec.realloc.Params(), ec.realloc.Results())
 		}
+		ec.cx.Realloc = ec.callRealloc
 	}
-	out, err := f.ft.CallExport(cx, args, func(flat []uint64) ([]uint64, error) {
-		in.mayLeave = true
-		defer func() { in.mayLeave = false }()
-		return core.Call(ctx, flat...)
-	})
+	if o.HasPostReturn {
+		if ec.post, err = in.coreFunc(o.PostReturn); err != nil {
+			return nil, err
+		}
+		ec.postStack = make([]uint64, ec.post.StackSize())
+		ec.cx.PostReturn = ec.callPostReturn
+	}
+	return ec, nil
+}
+
+func (ec *exportCall) callRealloc(old, oldSize, align, size uint32) (uint32, error) {
+	var st [4]uint64
+	st[0], st[1], st[2], st[3] = uint64(old), uint64(oldSize), uint64(align), uint64(size)
+	if err := ec.realloc.CallStack(ec.ctx, st[:]); err != nil {
+		return 0, err
+	}
+	return uint32(st[0]), nil
+}
+
+func (ec *exportCall) callPostReturn(flat []uint64) error {
+	if len(flat) != len(ec.post.Params()) {
+		return fmt.Errorf("post-return takes %d values, the export returned %d", len(ec.post.Params()), len(flat))
+	}
+	copy(ec.postStack, flat)
+	return ec.post.CallStack(ec.ctx, ec.postStack)
+}
+
+// invoke runs the core export on the flat arguments. The results stay in ec.stack until the next
+// call; CallExport lifts them (and hands them to post-return) before this call returns.
+func (ec *exportCall) invoke(flat []uint64) ([]uint64, error) {
+	if len(flat) != len(ec.core.Params()) {
+		return nil, fmt.Errorf("core export takes %d values, the lowered arguments are %d", len(ec.core.Params()), len(flat))
+	}
+	copy(ec.stack, flat)
+	ec.in.mayLeave = true
+	err := ec.core.CallStack(ec.ctx, ec.stack)
+	ec.in.mayLeave = false
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return ec.stack[:len(ec.core.Results())], nil
 }

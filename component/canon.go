@@ -20,7 +20,8 @@ type trampState struct {
 // (CanonicalABI.md#canon-resourcenew and following), each with the flattened core signature the
 // decoder validated. It is built once per compiled component and shared by every instance
 // (engine compiles a host module once per engine); each call finds its instance through the
-// store it runs in.
+// store it runs in and, when the store holds several instances of the component, the core
+// instance that called.
 func (cc *Compiled) hostModule() *engine.HostModule {
 	hm := &engine.HostModule{Name: canonModule}
 	for k, cn := range cc.tramps {
@@ -29,7 +30,10 @@ func (cc *Compiled) hostModule() *engine.HostModule {
 			Params:  engineTypes(cn.CoreType.Params),
 			Results: engineTypes(cn.CoreType.Results),
 			Fn: func(ctx context.Context, c *engine.Caller, stack []uint64) {
-				in, _ := c.Store().Data(cc).(*ComponentInstance)
+				var in *ComponentInstance
+				if reg, _ := c.Store().Data(cc).(*storeInstances); reg != nil {
+					in = reg.caller(c)
+				}
 				if in == nil {
 					panic(fmt.Errorf("component: BUG: trampoline %d called in a store without an instance", k))
 				}
@@ -40,6 +44,67 @@ func (cc *Compiled) hostModule() *engine.HostModule {
 		})
 	}
 	return hm
+}
+
+// storeInstances lists the instances of one compiled component in one store: the same nested
+// component instantiated in two places of an instance tree, or two instance trees in one store.
+// Its trampolines are one host module for them all, so a call tells its instance by the core
+// instance it comes from.
+type storeInstances struct {
+	all    []*ComponentInstance
+	byCore map[*engine.Instance]*ComponentInstance
+	// pending is the instance whose core module is being instantiated: a start function in it
+	// runs before the engine lists the new core instance, so its calls have no known caller.
+	pending *ComponentInstance
+}
+
+// registry returns the instances of cc in store s, creating the list on first use.
+func registry(s *engine.Store, cc *Compiled) *storeInstances {
+	reg, _ := s.Data(cc).(*storeInstances)
+	if reg == nil {
+		reg = &storeInstances{byCore: map[*engine.Instance]*ComponentInstance{}}
+		s.SetData(cc, reg)
+	}
+	return reg
+}
+
+// register adds a new instance to its store's list.
+func register(in *ComponentInstance) {
+	reg := registry(in.store, in.cc)
+	reg.all = append(reg.all, in)
+}
+
+// unregister takes an instance whose instantiation failed, and the nested instances it
+// created, off their stores' lists.
+func unregister(in *ComponentInstance) {
+	for _, child := range in.children {
+		unregister(child)
+	}
+	reg := registry(in.store, in.cc)
+	for i, x := range reg.all {
+		if x == in {
+			reg.all = append(reg.all[:i], reg.all[i+1:]...)
+			break
+		}
+	}
+	for ci, x := range reg.byCore {
+		if x == in {
+			delete(reg.byCore, ci)
+		}
+	}
+}
+
+// caller returns the instance a trampoline call comes from, or nil.
+func (r *storeInstances) caller(c *engine.Caller) *ComponentInstance {
+	if len(r.all) == 1 {
+		return r.all[0]
+	}
+	if ci := c.Instance(); ci != nil {
+		if in := r.byCore[ci]; in != nil {
+			return in
+		}
+	}
+	return r.pending
 }
 
 // trampName names trampoline k for traps and stack traces: "t3 canon lower log".

@@ -29,6 +29,15 @@ type Compiled struct {
 	tramps   []*Canon
 	trampIdx map[*Canon]int
 	host     *engine.HostModule
+	// liftGlue wraps, in a wasm function each, the trampolines a lift, a canon option or a
+	// destructor names as its core function (a lifted canon lower or resource built-in), so
+	// that they can be called like any core export and still find their instance through the
+	// calling core instance; liftGlueNames names its exports by trampoline.
+	liftGlue      *engine.Module
+	liftGlueNames map[int]string
+	// parent is the component this one is defined in (nil at the root): outer aliases of core
+	// modules and components resolve through it at compile time.
+	parent *Compiled
 	// coreInstOf maps a *CoreInstance definition to its index, instOf an *Instance.
 	coreInstOf map[*CoreInstance]int
 	instOf     map[*Instance]int
@@ -119,7 +128,11 @@ func Compile(ctx context.Context, e *engine.Engine, wasm []byte) (*Compiled, err
 
 // CompileDecoded compiles an already decoded component.
 func CompileDecoded(ctx context.Context, e *engine.Engine, c *Component) (*Compiled, error) {
-	cc := &Compiled{comp: c, engine: e, trampIdx: map[*Canon]int{}, coreInstOf: map[*CoreInstance]int{}, instOf: map[*Instance]int{}}
+	return compile(ctx, e, c, nil)
+}
+
+func compile(ctx context.Context, e *engine.Engine, c *Component, parent *Compiled) (*Compiled, error) {
+	cc := &Compiled{comp: c, engine: e, parent: parent, trampIdx: map[*Canon]int{}, coreInstOf: map[*CoreInstance]int{}, instOf: map[*Instance]int{}}
 	for i, it := range c.Instances {
 		if d, ok := it.Def.(*Instance); ok {
 			cc.instOf[d] = i
@@ -129,7 +142,15 @@ func CompileDecoded(ctx context.Context, e *engine.Engine, c *Component) (*Compi
 	for i, m := range c.CoreModules {
 		cm, ok := m.Def.(*CoreModule)
 		if !ok {
-			continue // imported or aliased modules: refused at instantiation if used
+			// An outer alias names a module of an enclosing component, compiled before this
+			// one. Imported modules and modules aliased from instance exports stay nil and are
+			// refused at instantiation if used.
+			if a, ok := m.Def.(*Alias); ok && a.Kind == AliasOuter {
+				if p := cc.outer(a.Count); p != nil && int(a.Index) < len(p.modules) {
+					cc.modules[i] = p.modules[a.Index]
+				}
+			}
+			continue
 		}
 		mod, err := e.Compile(ctx, cm.Bytes)
 		if err != nil {
@@ -141,9 +162,16 @@ func CompileDecoded(ctx context.Context, e *engine.Engine, c *Component) (*Compi
 	for i, it := range c.Components {
 		nc, ok := it.Def.(*NestedComponent)
 		if !ok {
-			continue // imported or aliased components: refused at instantiation if used
+			// As for modules: an outer alias shares the enclosing component's *Compiled (the
+			// same component instantiated in two places); imported components stay nil.
+			if a, ok := it.Def.(*Alias); ok && a.Kind == AliasOuter {
+				if p := cc.outer(a.Count); p != nil && int(a.Index) < len(p.nested) {
+					cc.nested[i] = p.nested[a.Index]
+				}
+			}
+			continue
 		}
-		sub, err := CompileDecoded(ctx, e, nc.Component)
+		sub, err := compile(ctx, e, nc.Component, cc)
 		if err != nil {
 			return nil, fmt.Errorf("component: nested component %d: %w", i, err)
 		}
@@ -209,8 +237,20 @@ func CompileDecoded(ctx context.Context, e *engine.Engine, c *Component) (*Compi
 	}
 	if len(cc.tramps) > 0 {
 		cc.host = cc.hostModule()
+		if err := cc.compileLiftGlue(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return cc, nil
+}
+
+// outer returns the component count scopes out from cc (cc itself for 0), or nil.
+func (cc *Compiled) outer(count uint32) *Compiled {
+	p := cc
+	for ; p != nil && count > 0; count-- {
+		p = p.parent
+	}
+	return p
 }
 
 // Component returns the decoded component.
@@ -422,4 +462,82 @@ func appendSection(out []byte, id byte, n uint32, body []byte) []byte {
 	out = append(out, id)
 	out = binary.AppendUvarint(out, uint64(len(content)))
 	return append(out, content...)
+}
+
+// compileLiftGlue builds the module behind cc.liftGlue. A trampoline called straight through
+// an export re-exporting it would see the host module as its caller, which identifies no
+// component instance; a wasm wrapper makes the glue instance the caller.
+func (cc *Compiled) compileLiftGlue(ctx context.Context) error {
+	var need []int
+	seen := map[int]bool{}
+	use := func(i uint32) {
+		if int(i) < len(cc.funcs) {
+			if k := cc.funcs[i].tramp; k >= 0 && !seen[k] {
+				seen[k] = true
+				need = append(need, k)
+			}
+		}
+	}
+	for _, d := range cc.comp.Definitions {
+		cn, ok := d.(*Canon)
+		if !ok {
+			continue
+		}
+		if cn.Kind == CanonLift {
+			use(cn.CoreFunc)
+		}
+		if cn.Options.HasRealloc {
+			use(cn.Options.Realloc)
+		}
+		if cn.Options.HasPostReturn {
+			use(cn.Options.PostReturn)
+		}
+	}
+	for _, r := range cc.resources {
+		if r.HasDtor {
+			use(r.Dtor)
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	var types, imports, funcs, exports, code []byte
+	cc.liftGlueNames = map[int]string{}
+	for j, k := range need {
+		ct := cc.tramps[k].CoreType
+		types = append(types, 0x60)
+		types = appendValTypes(appendValTypes(types, ct.Params), ct.Results)
+		imports = appendName(appendName(imports, canonModule), cc.trampName(k))
+		imports = append(imports, 0x00)
+		imports = binary.AppendUvarint(imports, uint64(j))
+		funcs = binary.AppendUvarint(funcs, uint64(j))
+		name := "t" + strconv.Itoa(k)
+		cc.liftGlueNames[k] = name
+		exports = appendName(exports, name)
+		exports = append(exports, 0x00)
+		exports = binary.AppendUvarint(exports, uint64(len(need)+j))
+		body := []byte{0x00} // no locals
+		for p := range ct.Params {
+			body = append(body, 0x20) // local.get
+			body = binary.AppendUvarint(body, uint64(p))
+		}
+		body = append(body, 0x10) // call
+		body = binary.AppendUvarint(body, uint64(j))
+		body = append(body, 0x0b) // end
+		code = binary.AppendUvarint(code, uint64(len(body)))
+		code = append(code, body...)
+	}
+	n := uint32(len(need))
+	out := []byte{0, 'a', 's', 'm', 1, 0, 0, 0}
+	out = appendSection(out, 1, n, types)
+	out = appendSection(out, 2, n, imports)
+	out = appendSection(out, 3, n, funcs)
+	out = appendSection(out, 7, n, exports)
+	out = appendSection(out, 10, n, code)
+	m, err := cc.engine.Compile(ctx, out)
+	if err != nil {
+		return fmt.Errorf("component: lifted trampolines: glue module: %w", err)
+	}
+	cc.liftGlue = m
+	return nil
 }

@@ -50,17 +50,28 @@
 // A Linker holds the host side: functions by interface ("wasi:io/streams@0.2.0#write") written as
 // typed Go functions (package abi's typed mapping) or dynamic HostFuncs over abi.Value, and host
 // resource types with destructors. Versioned interface names match semver-compatible versions.
-// Linker.Instantiate walks the component's definitions in order in one engine.Store, which then
-// is the component instance: all its core instances share the store's fuel and count against its
-// instance limit. The resulting ComponentInstance calls exports by name ("f" or "iface#f") with
+// Linker.Instantiate walks the component's definitions in order in one engine.Store: all the
+// instance's core instances share the store's fuel and count against its instance limit. The resulting ComponentInstance calls exports by name ("f" or "iface#f") with
 // abi values (Call) or through Go functions bound once (Bind), keeps a resource handle table with
 // own and borrow handles, lend counts and per-call borrow scopes, runs destructors on
 // resource.drop, and enforces the may_enter and may_leave rules of CanonicalABI.md.
 //
 // Nested components become component instances of their own inside the same store, with their
 // own handle tables and may_enter flags; a call between two of them is a canon lower in one
-// fused with a canon lift in the other, values passing through abi.Value. Refused with
-// ErrRuntimeUnsupported: instantiating the same nested component twice in one instance tree
-// (trampolines find their instance through the store), imported or outer-aliased components and
-// core modules, and component start functions.
+// fused with a canon lift in the other, values passing through abi.Value. The same component
+// may be instantiated any number of times in one store, nested or at the root: every instance
+// has its own state and fresh resource types, and the trampolines its instances share find
+// their instance by the core instance that calls them. Outer aliases of core modules and
+// components resolve at compile time to the enclosing component's; a nested component may
+// import core modules and components, which its parent passes as instantiation arguments (and
+// outer aliases of such imports resolve through the instance tree). A component start function
+// (without arguments or results: value definitions are out of scope) runs at its place in the
+// definition order, called through canon lift like an export, in an engine frame of its own. A
+// canon lift may name a canon lower or resource built-in as its core function (re-exporting an
+// import, or exposing resource.new as a function): it runs through a small wasm wrapper.
+//
+// Refused with ErrRuntimeUnsupported: core modules and components imported by the root
+// component (the Linker defines functions, interfaces and resources only), core modules and
+// components aliased from instance exports, and root imports of instances that export anything
+// but functions and types.
 package component

@@ -3,6 +3,7 @@ package component
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,6 +47,8 @@ type ComponentInstance struct {
 	funcs  map[uint32]*funcImpl
 	byName map[string]*Func
 	tramps []*trampState
+	// liftGlue is the instance of cc.liftGlue, when the component lifts a trampoline.
+	liftGlue *engine.Instance
 }
 
 // funcImpl is a component function: lifted from a core function (lift) or implemented by the
@@ -55,15 +58,10 @@ type funcImpl struct {
 	lift  *Canon
 	host  HostFunc
 	owner *ComponentInstance // the instance whose core function lift names
+	warm  *exportCall        // for lift: what every call needs, resolved by the first
 }
 
 func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, parent *ComponentInstance, args []InstantiateArg) (*ComponentInstance, error) {
-	if s.Data(cc) != nil {
-		if parent != nil {
-			return nil, fmt.Errorf("%w: the same nested component instantiated twice", ErrRuntimeUnsupported)
-		}
-		return nil, fmt.Errorf("%w: the store already holds an instance of this component; use one store per component instance", ErrRuntimeUnsupported)
-	}
 	c := cc.comp
 	mu := &sync.Mutex{}
 	if parent != nil {
@@ -82,8 +80,10 @@ func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, 
 		tramps:   make([]*trampState, len(cc.tramps)),
 	}
 	// Resource types are generative: every instance gets fresh ones for its own definitions,
-	// and the host's for its imports.
+	// and the host's for its imports. Those of a second instance of the component in the store
+	// are told apart in messages by its number.
 	var locals []*abi.ResourceType
+	nth := len(registry(s, cc).all) + 1
 	for _, r := range cc.resources {
 		name := r.Name
 		if name == "" {
@@ -91,6 +91,9 @@ func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, 
 		}
 		if name == "" {
 			name = "resource"
+		}
+		if nth > 1 {
+			name += " (instance " + strconv.Itoa(nth) + ")"
 		}
 		rt := abi.NewResourceType(name)
 		in.rtypes[r] = rt
@@ -102,11 +105,21 @@ func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, 
 	}
 	in.types.Resource = func(r *Resource) *abi.ResourceType { return in.rtypes[r] }
 	in.table = abi.NewResourceTable(locals...)
-	s.SetData(cc, in)
+	register(in)
+	ok := false
+	defer func() {
+		if !ok {
+			unregister(in)
+		}
+	}()
 
-	in.busy.Store(true)
-	in.mayLeave = true // start functions of core modules may call imports
-	defer in.busy.Store(false)
+	if cc.liftGlue != nil {
+		inst, err := in.instantiateEngine(ctx, cc.liftGlue, engine.Imports{canonModule: cc.host})
+		if err != nil {
+			return nil, fmt.Errorf("lifted trampolines: %w", err)
+		}
+		in.liftGlue = inst
+	}
 	for _, d := range c.Definitions {
 		switch d := d.(type) {
 		case *CoreInstance:
@@ -117,10 +130,11 @@ func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, 
 			if d.FromExports {
 				continue
 			}
-			if int(d.Component) >= len(cc.nested) || cc.nested[d.Component] == nil {
-				return nil, fmt.Errorf("%w: instantiating an imported or aliased component (offset 0x%x)", ErrRuntimeUnsupported, d.Offset)
+			sub, err := in.component(d.Component, 0)
+			if err != nil {
+				return nil, fmt.Errorf("instantiating component %d (offset 0x%x): %w", d.Component, d.Offset, err)
 			}
-			child, err := newInstance(ctx, l, s, cc.nested[d.Component], in, d.Args)
+			child, err := newInstance(ctx, l, s, sub, in, d.Args)
 			if err != nil {
 				return nil, fmt.Errorf("nested component %d: %w", d.Component, err)
 			}
@@ -140,11 +154,36 @@ func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, 
 				}
 			}
 		case *Start:
-			return nil, fmt.Errorf("%w: component start function (offset 0x%x)", ErrRuntimeUnsupported, d.Offset)
+			if err := in.start(ctx, d); err != nil {
+				return nil, err
+			}
 		}
 	}
-	in.mayLeave = false
+	ok = true
 	return in, nil
+}
+
+// start runs a component start function at its place in the definition order
+// (Explainer.md, "Start Definitions"). Without value definitions, which are out of scope, it
+// takes no arguments and returns nothing. It is called like an export from the host: through
+// canon lift, in an engine frame of its own (the store's fuel budget and deadline).
+func (in *ComponentInstance) start(ctx context.Context, d *Start) error {
+	if len(d.Args) != 0 || d.Results != 0 {
+		return fmt.Errorf("%w: start function with %d arguments and %d results: value definitions (offset 0x%x)", ErrRuntimeUnsupported, len(d.Args), d.Results, d.Offset)
+	}
+	in.mu.Lock()
+	f, err := in.resolveFunc(d.Func, 0)
+	in.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("start function %d: %w", d.Func, err)
+	}
+	if len(f.ft.Params()) != 0 || len(f.ft.Results()) != 0 {
+		return fmt.Errorf("start function %d: %w: type %s takes or returns values", d.Func, ErrRuntimeUnsupported, f.ft)
+	}
+	if _, err := f.callFrom(ctx, nil, true); err != nil {
+		return fmt.Errorf("start function %d: %w", d.Func, err)
+	}
+	return nil
 }
 
 // bindImports checks that the linker satisfies every import and binds imported resource types to
@@ -317,10 +356,10 @@ func (in *ComponentInstance) instantiateCore(ctx context.Context, idx int, d *Co
 			imports[fmt.Sprintf("i%d", n)] = in.core[n]
 		}
 	} else {
-		if int(d.Module) >= len(in.cc.modules) || in.cc.modules[d.Module] == nil {
-			return fmt.Errorf("core instance %d: %w: core module %d is imported or aliased", idx, ErrRuntimeUnsupported, d.Module)
+		var err error
+		if mod, err = in.coreModule(d.Module, 0); err != nil {
+			return fmt.Errorf("core instance %d: %w", idx, err)
 		}
-		mod = in.cc.modules[d.Module]
 		for _, a := range d.Args {
 			prov := in.core[a.Instance]
 			if prov == nil {
@@ -329,11 +368,113 @@ func (in *ComponentInstance) instantiateCore(ctx context.Context, idx int, d *Co
 			imports[a.Name] = prov
 		}
 	}
-	inst, err := in.store.Instantiate(ctx, mod, imports)
+	inst, err := in.instantiateEngine(ctx, mod, imports)
 	if err != nil {
 		return fmt.Errorf("core instance %d: %w", idx, err)
 	}
 	in.core[idx] = inst
+	return nil
+}
+
+// instantiateEngine instantiates a core module for the instance. A start function in it runs
+// with the instance marked as running (a call back into it through an import fails may_enter)
+// and allowed to call imports; the trampolines it calls find the instance as the pending one,
+// since the engine lists the core instance only once its start function returned.
+func (in *ComponentInstance) instantiateEngine(ctx context.Context, mod *engine.Module, imports engine.Imports) (*engine.Instance, error) {
+	reg := registry(in.store, in.cc)
+	in.busy.Store(true)
+	in.mayLeave = true
+	prev := reg.pending
+	reg.pending = in
+	defer func() {
+		reg.pending = prev
+		in.mayLeave = false
+		in.busy.Store(false)
+	}()
+	inst, err := in.store.Instantiate(ctx, mod, imports)
+	if err != nil {
+		return nil, err
+	}
+	reg.byCore[inst] = in
+	return inst, nil
+}
+
+// coreModule returns core module i of the instance's component: one it defines or outer-aliases
+// (resolved at compile time), or, in a nested component, one its parent passed for an import,
+// or an outer alias of such an import in an enclosing component.
+func (in *ComponentInstance) coreModule(i uint32, depth int) (*engine.Module, error) {
+	if int(i) < len(in.cc.modules) && in.cc.modules[i] != nil {
+		return in.cc.modules[i], nil
+	}
+	c := in.cc.comp
+	if int(i) >= len(c.CoreModules) || depth > maxResolveDepth {
+		return nil, fmt.Errorf("core module %d cannot be resolved", i)
+	}
+	switch d := c.CoreModules[i].Def.(type) {
+	case *Import:
+		if in.parent != nil {
+			a, err := in.arg(d.Name.Raw, SortCoreModule)
+			if err != nil {
+				return nil, err
+			}
+			return in.parent.coreModule(a.Index, depth+1)
+		}
+		return nil, fmt.Errorf("%w: core module %d is imported by the root component (the linker defines no modules)", ErrRuntimeUnsupported, i)
+	case *Alias:
+		if d.Kind == AliasOuter {
+			if p := in.enclosing(d.Count); p != nil {
+				return p.coreModule(d.Index, depth+1)
+			}
+			return nil, fmt.Errorf("BUG: core module %d: no instance of the component %d scopes out", i, d.Count)
+		}
+	}
+	return nil, fmt.Errorf("%w: core module %d is aliased from an instance export", ErrRuntimeUnsupported, i)
+}
+
+// component returns component i of the instance's component, as coreModule does modules.
+func (in *ComponentInstance) component(i uint32, depth int) (*Compiled, error) {
+	if int(i) < len(in.cc.nested) && in.cc.nested[i] != nil {
+		return in.cc.nested[i], nil
+	}
+	c := in.cc.comp
+	if int(i) >= len(c.Components) || depth > maxResolveDepth {
+		return nil, fmt.Errorf("component %d cannot be resolved", i)
+	}
+	switch d := c.Components[i].Def.(type) {
+	case *Import:
+		if in.parent != nil {
+			a, err := in.arg(d.Name.Raw, SortComponent)
+			if err != nil {
+				return nil, err
+			}
+			return in.parent.component(a.Index, depth+1)
+		}
+		return nil, fmt.Errorf("%w: component %d is imported by the root component (the linker defines no components)", ErrRuntimeUnsupported, i)
+	case *Alias:
+		if d.Kind == AliasOuter {
+			if p := in.enclosing(d.Count); p != nil {
+				return p.component(d.Index, depth+1)
+			}
+			return nil, fmt.Errorf("BUG: component %d: no instance of the component %d scopes out", i, d.Count)
+		}
+	}
+	return nil, fmt.Errorf("%w: component %d is aliased from an instance export", ErrRuntimeUnsupported, i)
+}
+
+// enclosing returns the instance of the component count scopes out of the definition of this
+// instance's component. Definitions flow only inward (by outer alias or as instantiation
+// arguments to nested instances), so that component's instance is an ancestor in the instance
+// tree, and the only one of it: a component cannot be instantiated inside itself.
+func (in *ComponentInstance) enclosing(count uint32) *ComponentInstance {
+	target := in.cc.outer(count)
+	if target == nil {
+		return nil
+	}
+	for p := in; p != nil; p = p.parent {
+		if p.cc == target {
+			return p
+		}
+	}
 	return nil
 }
 
@@ -439,6 +580,8 @@ func (in *ComponentInstance) resolveFunc(i uint32, depth int) (*funcImpl, error)
 		f, err = in.parent.resolveFunc(a.Index, depth+1)
 	case *Alias:
 		if d.Kind != AliasInstanceExport {
+			// Outer aliases may only name core modules, core types, components and types
+			// (Explainer.md, outeraliassort): functions are stateful. Decode refuses them.
 			return nil, fmt.Errorf("%w: func %d is an outer alias", ErrRuntimeUnsupported, i)
 		}
 		f, err = in.instanceFunc(d.Instance, d.Name, depth+1)
@@ -526,7 +669,13 @@ func (in *ComponentInstance) coreFunc(i uint32) (*engine.Function, error) {
 		return nil, err
 	}
 	if r.tramp >= 0 {
-		return nil, fmt.Errorf("%w: lifting a lowered function or built-in (core func %d)", ErrRuntimeUnsupported, i)
+		// A lifted canon lower or resource built-in (or one named as realloc, post-return or
+		// destructor) runs through its wrapper in the lift glue instance.
+		name, ok := in.cc.liftGlueNames[r.tramp]
+		if !ok || in.liftGlue == nil {
+			return nil, fmt.Errorf("BUG: core func %d: trampoline %d has no lift glue", i, r.tramp)
+		}
+		return in.liftGlue.Function(name)
 	}
 	if in.core[r.inst] == nil {
 		return nil, fmt.Errorf("core func %d: core instance %d is not instantiated yet", i, r.inst)

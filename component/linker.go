@@ -195,11 +195,14 @@ func semverLess(a, b Semver) bool {
 	return a.Patch < b.Patch
 }
 
-// Instantiate creates an instance of cc in store s, satisfying its imports from l. The store
-// holds this one component instance: its core instances all count against the store's instance
-// limit and share its fuel, and every call of an export is held to the store's fuel and deadline
-// as a whole. Instantiating a second instance of cc into the same store is refused. When
-// Instantiate fails the store may hold part of the instance and should be closed.
+// Instantiate creates an instance of cc in store s, satisfying its imports from l. Its core
+// instances all count against the store's instance limit and share its fuel, and every call of
+// an export is held to the store's fuel and deadline as a whole; component start functions run
+// here, each in an engine frame of its own. A store may hold several component instances (of cc
+// or others): they are independent (own state, own resource types and handle tables) but share
+// the store's limits and its fate: a trap in one discards the store, and closing one closes it.
+// When Instantiate fails the store may hold part of the instance and should be closed unless
+// the error left it usable (a link error before any code ran).
 func (l *Linker) Instantiate(ctx context.Context, s *engine.Store, cc *Compiled) (*ComponentInstance, error) {
 	in, err := newInstance(ctx, l, s, cc, nil, nil)
 	if err != nil {

@@ -264,19 +264,6 @@ func TestRuntimeInstantiateWithLimits(t *testing.T) {
 	}
 }
 
-func TestRuntimeOneInstancePerStore(t *testing.T) {
-	ctx := context.Background()
-	cc := compileFixture(t, calcWasm)
-	s := newStore(t, engine.DefaultLimits())
-	l := component.NewLinker()
-	if _, err := l.Instantiate(ctx, s, cc); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := l.Instantiate(ctx, s, cc); !errors.Is(err, component.ErrRuntimeUnsupported) {
-		t.Fatalf("second instance in one store: %v", err)
-	}
-}
-
 // engine refuels every call it sees from the host, and lowering arguments calls the guest's
 // realloc once per string: the component call must count them all against one budget.
 func TestRuntimeFuelAcrossRealloc_Errors(t *testing.T) {

@@ -1,0 +1,36 @@
+;; Runtime fixture: canon lift of core functions that are not core code: canon lower of an
+;; import (the component re-exports the import through its own lift and lower) and the resource
+;; built-ins resource.new and resource.drop. Assembled by ../build.sh with `jco parse`.
+(component
+  (import "double" (func $double (param "x" u32) (result u32)))
+  (import "len" (func $len (param "s" string) (result u32)))
+  (core module $mem
+    (memory (export "memory") 1)
+    (global $heap (mut i32) (i32.const 1024))
+    (func (export "realloc") (param i32 i32 i32 i32) (result i32)
+      (local $p i32)
+      (local.set $p (i32.and (i32.add (global.get $heap) (i32.sub (local.get 2) (i32.const 1)))
+                             (i32.sub (i32.const 0) (local.get 2))))
+      (global.set $heap (i32.add (local.get $p) (local.get 3)))
+      (local.get $p))
+    ;; The count of destroyed resources lives at address 0.
+    (func (export "dtor") (param i32)
+      (i32.store (i32.const 0) (i32.add (i32.load (i32.const 0)) (i32.const 1))))
+    (func (export "dropped") (result i32) (i32.load (i32.const 0))))
+  (core instance $mi (instantiate $mem))
+  (alias core export $mi "memory" (core memory $memory))
+  (alias core export $mi "realloc" (core func $realloc))
+  (alias core export $mi "dtor" (core func $dtor))
+  (core func $double_l (canon lower (func $double)))
+  (core func $len_l (canon lower (func $len) (memory $memory) (realloc $realloc)))
+  (type $r (resource (rep i32) (dtor (core func $dtor))))
+  (core func $new (canon resource.new $r))
+  (core func $drop (canon resource.drop $r))
+  (export $r' "r" (type $r))
+  (func (export "double") (param "x" u32) (result u32) (canon lift (core func $double_l)))
+  (func (export "len") (param "s" string) (result u32)
+    (canon lift (core func $len_l) (memory $memory) (realloc $realloc)))
+  (func (export "new") (param "rep" u32) (result (own $r')) (canon lift (core func $new)))
+  (func (export "drop") (param "h" (own $r')) (canon lift (core func $drop)))
+  (func (export "dropped") (result u32) (canon lift (core func $mi "dropped")))
+)
