@@ -308,9 +308,49 @@ func (d *hostDir) RenameAt(oldPath string, newDir Dir, newPath string) error {
 		return EBUSY
 	}
 	if nd == d {
-		return mapErr(d.root.Rename(oldPath, newPath))
+		return renameIn(d.root, oldPath, newPath)
 	}
-	return mapErr(d.tree.root.Rename(JoinPath(d.prefix, oldClean), JoinPath(nd.prefix, newClean)))
+	return renameIn(d.tree.root, JoinPath(d.prefix, oldClean), JoinPath(nd.prefix, newClean))
+}
+
+// renameIn renames within root with POSIX's answer when the target is an existing directory,
+// which os.Root.Rename refuses outright (EEXIST, as Go does on every platform): a directory
+// replaces an empty directory, a non-empty one is ENOTEMPTY, a file over a directory EISDIR,
+// and renaming an entry onto itself does nothing. The replacement removes the empty target
+// and then renames, so it is not atomic as renameat(2) is; between the two a concurrent
+// creation of the target makes the rename fail rather than lose data.
+func renameIn(root *os.Root, from, to string) error {
+	err := root.Rename(from, to)
+	if err == nil {
+		return nil
+	}
+	tfi, terr := root.Lstat(to)
+	if terr != nil || !tfi.IsDir() {
+		return mapErr(err)
+	}
+	ffi, ferr := root.Lstat(from)
+	if ferr != nil {
+		return mapErr(ferr)
+	}
+	if os.SameFile(ffi, tfi) {
+		return nil
+	}
+	if !ffi.IsDir() {
+		return EISDIR
+	}
+	dir, oerr := root.Open(to)
+	if oerr != nil {
+		return mapErr(oerr)
+	}
+	names, _ := dir.Readdirnames(1)
+	dir.Close()
+	if len(names) > 0 {
+		return ENOTEMPTY
+	}
+	if err := root.Remove(to); err != nil {
+		return mapErr(err)
+	}
+	return mapErr(root.Rename(from, to))
 }
 
 func (d *hostDir) LinkAt(oldPath string, follow bool, newDir Dir, newPath string) error {

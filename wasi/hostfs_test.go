@@ -379,6 +379,55 @@ func TestHostRenameBetweenDirs(t *testing.T) {
 	}
 }
 
+// Renaming onto an existing directory follows POSIX (and wasmtime), not Go's os.Rename, which
+// refuses every existing directory.
+func TestHostRenameOntoDirectory(t *testing.T) {
+	tests := []struct {
+		name     string
+		from, to string
+		want     error
+		moved    bool // from is gone and to holds its content
+	}{
+		{"dir over empty dir", "full", "empty", nil, true},
+		{"dir over non-empty dir", "full", "other", ENOTEMPTY, false},
+		{"file over dir", "file", "empty", EISDIR, false},
+		{"dir over file", "full", "file", ENOTDIR, false},
+		{"dir onto itself", "full", "full", nil, false},
+		{"file over file", "file", "file2", nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			for _, dir := range []string{"full", "empty", "other"} {
+				os.MkdirAll(filepath.Join(root, dir), 0o755)
+			}
+			os.WriteFile(filepath.Join(root, "full", "x"), []byte("x"), 0o644)
+			os.WriteFile(filepath.Join(root, "other", "y"), []byte("y"), 0o644)
+			os.WriteFile(filepath.Join(root, "file"), []byte("f"), 0o644)
+			os.WriteFile(filepath.Join(root, "file2"), []byte("g"), 0o644)
+			d := openTree(t, root, HostDirOptions{})
+			if err := d.RenameAt(tc.from, d, tc.to); err != tc.want {
+				t.Fatalf("rename %s -> %s = %v, want %v", tc.from, tc.to, err, tc.want)
+			}
+			_, fromErr := os.Lstat(filepath.Join(root, tc.from))
+			if tc.moved != os.IsNotExist(fromErr) {
+				t.Errorf("source exists = %v after the rename", fromErr == nil)
+			}
+			if tc.name == "dir over empty dir" {
+				if b, err := os.ReadFile(filepath.Join(root, "empty", "x")); err != nil || string(b) != "x" {
+					t.Errorf("moved content: %q, %v", b, err)
+				}
+			}
+			if tc.want != nil {
+				// A refused rename changes nothing.
+				if _, err := os.Lstat(filepath.Join(root, "other", "y")); err != nil {
+					t.Errorf("target content lost: %v", err)
+				}
+			}
+		})
+	}
+}
+
 func TestHostBudget(t *testing.T) {
 	root := t.TempDir()
 	b, _ := NewBudget(20, 8)

@@ -342,8 +342,10 @@ func TestRenameAt(t *testing.T) {
 		{"symlink out, moved", mv("rw", "out", "rw", "dir/out"), okCode, present("dir/out")},
 		{"over an existing file", mv("rw", "in", "rw", "file"), okCode, absent("in")},
 		{"missing", mv("rw", "missing", "rw", "x"), codeNoEntry, absent("x")},
-		// Onto an existing directory is left out: os.Root.Rename refuses any with exist, where
-		// POSIX renames a directory over an empty one and reports is-directory or not-empty.
+		// Onto an existing directory, as POSIX and wasmtime do (Go's os.Rename refuses them all).
+		{"directory over an empty directory", mv("rw", "dir", "rw", "empty"), okCode, both(absent("dir"), present("empty/inner"))},
+		{"directory over a non-empty directory", mv("rw", "empty", "rw", "dir"), codeNotEmpty, both(present("empty"), present("dir/inner"))},
+		{"file over a directory", mv("rw", "file", "rw", "empty"), codeIsDirectory, present("file")},
 		{"directory over a file", mv("rw", "dir", "rw", "file"), codeNotDirectory, present("dir/inner")},
 		{"directory into itself", mv("rw", "dir", "rw", "dir/sub"), codeInvalid, present("dir/inner")},
 		{"dot", mv("rw", ".", "rw", "x"), codeBusy, nil},
