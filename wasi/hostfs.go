@@ -307,6 +307,9 @@ func (d *hostDir) RenameAt(oldPath string, newDir Dir, newPath string) error {
 	if oldClean == "." || newClean == "." {
 		return EBUSY
 	}
+	if err := d.checkMovedLink(oldClean, nd, newClean); err != nil {
+		return err
+	}
 	if nd == d {
 		return renameIn(d.root, oldPath, newPath)
 	}
@@ -369,6 +372,9 @@ func (d *hostDir) LinkAt(oldPath string, follow bool, newDir Dir, newPath string
 	if follow {
 		return EINVAL
 	}
+	if err := d.checkMovedLink(oldClean, nd, newClean); err != nil {
+		return err
+	}
 	if nd == d {
 		return mapErr(d.root.Link(oldPath, newPath))
 	}
@@ -387,6 +393,26 @@ func (d *hostDir) SymlinkAt(target, path string) error {
 		return err
 	}
 	return mapErr(d.root.Symlink(target, path))
+}
+
+// checkMovedLink refuses to rename or hard-link a symbolic link to where its relative target
+// would lead out of the tree although it stays inside where it is: "d/l -> ../f" moved to the
+// top would point outside on the host, which SymlinkAt never lets a guest create. (Links the
+// host made that already point out may move. A directory moved with such links inside is not
+// inspected: that would mean walking it.)
+func (d *hostDir) checkMovedLink(oldClean string, nd *hostDir, newClean string) error {
+	fi, err := d.root.Lstat(oldClean)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil // the rename or link itself reports a missing source
+	}
+	target, err := d.root.Readlink(oldClean)
+	if err != nil {
+		return mapErr(err)
+	}
+	if d.checkSymlinkTarget(oldClean, target) == nil && nd.checkSymlinkTarget(newClean, target) != nil {
+		return EPERM
+	}
+	return nil
 }
 
 // checkSymlinkTarget refuses a link whose target could lead out of the tree. The lexical check

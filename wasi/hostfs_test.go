@@ -428,6 +428,43 @@ func TestHostRenameOntoDirectory(t *testing.T) {
 	}
 }
 
+// A guest may not move a link it made to where the link would point out of the tree.
+func TestHostMovedLinkStaysInside(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges on Windows")
+	}
+	root := sandbox(t)
+	d := openTree(t, root, HostDirOptions{})
+	for _, dir := range []string{"a", "b", "a/deeper"} {
+		if err := d.MkdirAt(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.SymlinkAt("../file.txt", "a/l"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		fn   func() error
+		want error
+	}{
+		{"rename up a level", func() error { return d.RenameAt("a/l", d, "l") }, EPERM},
+		{"hard link up a level", func() error { return d.LinkAt("a/l", false, d, "l") }, EPERM},
+		{"rename across, same depth", func() error { return d.RenameAt("a/l", d, "b/l") }, nil},
+		{"rename deeper", func() error { return d.RenameAt("b/l", d, "a/deeper/l") }, nil},
+		{"host link that points out may move", func() error { return d.RenameAt("link_out", d, "a/link_out") }, nil},
+		{"a plain file moves anywhere", func() error { return d.RenameAt("file.txt", d, "a/file.txt") }, nil},
+	}
+	for _, tc := range tests {
+		if err := tc.fn(); err != tc.want {
+			t.Errorf("%s = %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(root, "l")); err == nil {
+		t.Error("the link landed at the top of the tree")
+	}
+}
+
 func TestHostBudget(t *testing.T) {
 	root := t.TempDir()
 	b, _ := NewBudget(20, 8)

@@ -405,19 +405,26 @@ func TestLinkAt(t *testing.T) {
 	})
 }
 
-// A symbolic link that leads out of the preopen, whether the host made it or the guest moved or
-// hard-linked it there, can be listed, read, moved and removed, but never followed.
+// A symbolic link that leads out of the preopen, whether the host made it or the guest
+// hard-linked a host-made one, can be listed, read, moved and removed, but never followed; a
+// link the guest made cannot be moved to where it would lead out.
 func TestSymlinkOutIsNotFollowed(t *testing.T) {
 	w := newFSWorld(t)
 	// A link the guest may make in a subdirectory (it stays inside from there)…
 	r, err := w.h.symlinkAt(w.rw, "../file", "dir/up")
 	checkResult(t, "symlink-at ../file in dir", r, err, okCode)
-	// …leads out once moved up a level, and a hard link to an outside link is an outside link.
+	// …would lead out moved up a level: refused, as creating it there is.
 	r, err = w.h.renameAt(w.rw, "dir/up", w.rw, "up")
-	checkResult(t, "rename-at dir/up", r, err, okCode)
+	checkResult(t, "rename-at dir/up", r, err, codeNotPermitted)
+	r, err = w.h.linkAt(w.rw, 0, "dir/up", w.rw, "up")
+	checkResult(t, "link-at dir/up", r, err, codeNotPermitted)
+	if _, err := os.Lstat(filepath.Join(w.rwDir, "up")); err == nil {
+		t.Fatal("the moved link landed at the top")
+	}
+	// A hard link to an outside link the host made is an outside link.
 	r, err = w.h.linkAt(w.rw, 0, "out", w.rw, "out-hard")
 	checkResult(t, "link-at out", r, err, okCode)
-	for _, name := range []string{"out", "rel-out", "outdir", "up", "out-hard"} {
+	for _, name := range []string{"out", "rel-out", "outdir", "out-hard"} {
 		t.Run(name, func(t *testing.T) {
 			st, err := w.h.statAt(w.rw, 0, name)
 			checkResult(t, "stat-at without follow", st, err, okCode)
