@@ -8,8 +8,10 @@
 //     per-call deadline and its limits. kobako/bare is the overhead the targets bound.
 //   - fuel-only: wazero's interpreter running kobako's rewritten module, without the deadline
 //     machinery: the cost of the metering code alone.
-//   - deadline-only: wazero's interpreter running the original module with kobako's deadline
-//     machinery (WithCloseOnContextDone, a timeout context per call): the cost of interruption alone.
+//   - deadline-only: wazero's interpreter running the original module with wazero's own
+//     interruption (WithCloseOnContextDone, a timeout context per call). kobako used it until
+//     2026-11-30; its deadlines are now checked by the refuel hook that metering calls anyway, so
+//     this column shows what the dropped machinery cost, not part of kobako's.
 //   - compiler: wazero's compiler, for reference only; kobako never uses it.
 //
 // Workloads: recursive fib and a call-free tight loop (as Go GOOS=wasip1 guests and in WAT), SHA-256

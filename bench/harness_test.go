@@ -193,6 +193,8 @@ func newRuntime(ctx context.Context, kind engineKind) (wazero.Runtime, error) {
 	case bare, fuelOnly:
 		rc = wazero.NewRuntimeConfigInterpreter()
 	case deadlineOnly:
+		// wazero's own interruption, which kobako's engine used until it moved deadline checks
+		// into its refuel hook.
 		rc = wazero.NewRuntimeConfigInterpreter().WithCloseOnContextDone(true)
 	case compiler:
 		rc = wazero.NewRuntimeConfigCompiler()

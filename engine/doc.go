@@ -9,8 +9,10 @@
 //     Every store has explicit limits; there is no unlimited default.
 //   - Fuel is deterministic: it counts wasm instructions with wasmtime's costs, so the same module and
 //     input use the same fuel on every platform. A call-free infinite loop stops.
-//   - A context deadline interrupts a spinning guest; host functions get the same context and must
-//     honour it. An interrupted or trapped store is discarded.
+//   - A context deadline interrupts a spinning guest: the metering's refuel hook checks it at least
+//     every 100,000 instructions and after every long bulk memory or table instruction, so no
+//     per-call timer or watcher goroutine is needed. Host functions get a context whose Done closes
+//     at the deadline and must honour it. An interrupted or trapped store is discarded.
 //   - Everything that ends a call abnormally is a *Trap whose Kind says what happened, except a guest's
 //     exit, which is *ExitError. Guest → host → guest re-entry is bounded, so no guest behaviour can
 //     crash the host process with a Go stack overflow.

@@ -258,8 +258,8 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 	}
 
 	if m.decoded.StartFunc != nil {
-		// Only a start section runs code during instantiation; without one, the deadline timer and
-		// the store marker would be set up for nothing.
+		// Only a start section runs code during instantiation; without one, the frame (deadline
+		// and store marker) would be set up for nothing.
 		fc := newFrameContext(ctx, s)
 		defer fc.release()
 		ctx = fc
