@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
 )
 
@@ -410,48 +411,100 @@ func trapDetail(t *engine.Trap) string {
 	return d
 }
 
-// stdinPipe is the module's stdin: requests are appended as the run goes, and Close ends it.
+// stdinPipe is the module's stdin: requests are appended as the run goes, and Close ends it. It
+// is a wasi.PollableReader, so the guest reads it on its own goroutine: a run starts no reading
+// goroutine and allocates no read buffer.
 type stdinPipe struct {
 	mu     sync.Mutex
-	cond   *sync.Cond
 	buf    []byte
 	closed bool
+	// ready is closed by the next Write or Close; nil until someone waits, and made afresh for
+	// each wait, since a closed channel cannot be reopened once the data is consumed.
+	ready chan struct{}
 }
 
-func newStdinPipe() *stdinPipe {
-	p := &stdinPipe{}
-	p.cond = sync.NewCond(&p.mu)
-	return p
-}
+var _ wasi.PollableReader = (*stdinPipe)(nil)
 
+func newStdinPipe() *stdinPipe { return &stdinPipe{} }
+
+// Write appends b to what the module reads. After Close it drops b: the module has been told its
+// input ended, and bytes appearing after that would contradict it.
 func (p *stdinPipe) Write(b []byte) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || len(b) == 0 {
+		return
+	}
 	p.buf = append(p.buf, b...)
-	p.mu.Unlock()
-	p.cond.Broadcast()
+	p.wakeLocked()
 }
 
+// Read blocks until there is data or the pipe is closed, for readers other than wasi.Input.
 func (p *stdinPipe) Read(b []byte) (int, error) {
+	for {
+		n, err := p.TryRead(b)
+		if err != wasi.EAGAIN {
+			return n, err
+		}
+		<-p.ReadyChan()
+	}
+}
+
+// TryRead implements wasi.PollableReader.
+func (p *stdinPipe) TryRead(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for len(p.buf) == 0 && !p.closed {
-		p.cond.Wait()
-	}
 	if len(p.buf) == 0 {
-		return 0, io.EOF
+		if p.closed {
+			return 0, io.EOF
+		}
+		return 0, wasi.EAGAIN
 	}
 	n := copy(b, p.buf)
 	p.buf = p.buf[n:]
+	if len(p.buf) == 0 {
+		p.buf = nil // let a long run's consumed requests go
+	}
 	return n, nil
 }
 
+// Buffered implements wasi.PollableReader.
+func (p *stdinPipe) Buffered() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.buf)
+}
+
+// ReadyChan implements wasi.PollableReader.
+func (p *stdinPipe) ReadyChan() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.buf) > 0 || p.closed {
+		return closedChan
+	}
+	if p.ready == nil {
+		p.ready = make(chan struct{})
+	}
+	return p.ready
+}
+
+// Close ends the module's input; closing again does nothing.
 func (p *stdinPipe) Close() error {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.closed = true
-	p.mu.Unlock()
-	p.cond.Broadcast()
+	p.wakeLocked()
 	return nil
 }
+
+func (p *stdinPipe) wakeLocked() {
+	if p.ready != nil {
+		close(p.ready)
+		p.ready = nil
+	}
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // tailBuffer keeps the last StderrTailBytes written to it.
 type tailBuffer struct {

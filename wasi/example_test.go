@@ -1,8 +1,10 @@
 package wasi_test
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/kobako/kobako/wasi"
 )
@@ -32,4 +34,25 @@ func ExampleOpenHostDir() {
 	// escape: EPERM (operation not permitted)
 	// write 8: 8 <nil>
 	// write 8 more: 0 EDQUOT (quota exceeded) - budget used: 8
+}
+
+// A guest's stdin read through Input: strings.Reader never blocks, so Input reads it directly on
+// the caller's goroutine, and a read that finds nothing more reports the end at once.
+func ExampleInput() {
+	in := wasi.NewInput(strings.NewReader("ping\n"))
+	defer in.Close()
+	ctx := context.Background()
+	buf := make([]byte, 3)
+	for {
+		n, err := in.Read(ctx, buf, false)
+		if err != nil {
+			fmt.Println("end:", err, in.AtEOF())
+			break
+		}
+		fmt.Printf("%q (%d more)\n", buf[:n], in.Buffered())
+	}
+	// Output:
+	// "pin" (2 more)
+	// "g\n" (0 more)
+	// end: EOF true
 }

@@ -17,8 +17,9 @@
 //
 // # What the guest gets
 //
-//   - args, environment, stdio: stdin is any io.Reader, read in a goroutine so that a blocked
-//     read ends with the call's deadline (see wasi.Input); stdout and stderr are io.Writers.
+//   - args, environment, stdio: stdin is any io.Reader; a blocked read ends with the call's
+//     deadline (see wasi.Input: a wasi.PollableReader or an in-memory reader is read directly,
+//     any other in a goroutine); stdout and stderr are io.Writers.
 //     Stdio descriptors report themselves as character devices.
 //   - Clocks: realtime and monotonic from Config.Clock (injectable; wasi.FakeClock makes runs
 //     reproducible and sleeps instant); the CPU-time clocks are EINVAL. Randomness from

@@ -1,0 +1,141 @@
+package subako
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kobako/kobako/wasi"
+)
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// stdinPipe keeps wasi.PollableReader's contract at every step of a run's stdin.
+func TestStdinPipe(t *testing.T) {
+	p := newStdinPipe()
+	buf := make([]byte, 4)
+	waiting := p.ReadyChan()
+	steps := []struct {
+		name     string
+		do       func()
+		read     int // bytes to TryRead after the step; 0 for none
+		want     string
+		err      error
+		buffered int
+		ready    bool
+	}{
+		{name: "empty", read: 4, err: wasi.EAGAIN},
+		{name: "write", do: func() { p.Write([]byte("hello\n")) }, buffered: 6, ready: true},
+		{name: "empty write", do: func() { p.Write(nil) }, buffered: 6, ready: true},
+		{name: "partial read", read: 4, want: "hell", buffered: 2, ready: true},
+		{name: "rest", read: 4, want: "o\n"},
+		{name: "drained", read: 4, err: wasi.EAGAIN},
+		{name: "write again", do: func() { p.Write([]byte("ab")); p.Write([]byte("cd")) }, read: 4, want: "abcd"},
+		{name: "close", do: func() { p.Close() }, read: 4, err: io.EOF, ready: true},
+		{name: "write after close", do: func() { p.Write([]byte("late")) }, read: 4, err: io.EOF, ready: true},
+		{name: "close again", do: func() { p.Close() }, read: 4, err: io.EOF, ready: true},
+	}
+	for _, s := range steps {
+		if s.do != nil {
+			s.do()
+		}
+		if s.read > 0 {
+			n, err := p.TryRead(buf[:s.read])
+			if string(buf[:n]) != s.want || err != s.err {
+				t.Fatalf("%s: TryRead = %q, %v; want %q, %v", s.name, buf[:n], err, s.want, s.err)
+			}
+		}
+		if got := p.Buffered(); got != s.buffered {
+			t.Fatalf("%s: Buffered = %d, want %d", s.name, got, s.buffered)
+		}
+		if got := isClosed(p.ReadyChan()); got != s.ready {
+			t.Fatalf("%s: ReadyChan closed = %v, want %v", s.name, got, s.ready)
+		}
+		if _, err := p.TryRead(nil); s.ready != (err != wasi.EAGAIN) {
+			t.Fatalf("%s: TryRead(nil) = %v with ReadyChan closed = %v", s.name, err, s.ready)
+		}
+	}
+	if !isClosed(waiting) {
+		t.Error("the channel handed out while empty was never closed")
+	}
+}
+
+// The blocking Read, for readers other than wasi.Input, waits for a write or the end.
+func TestStdinPipeBlockingRead(t *testing.T) {
+	p := newStdinPipe()
+	got := make(chan string, 1)
+	go func() {
+		b, err := io.ReadAll(p)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		got <- string(b)
+	}()
+	for _, s := range []string{"one ", "two ", "three"} {
+		time.Sleep(time.Millisecond)
+		p.Write([]byte(s))
+	}
+	p.Close()
+	select {
+	case s := <-got:
+		if s != "one two three" {
+			t.Fatalf("ReadAll = %q", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Read never saw the end")
+	}
+}
+
+// A guest reading through wasi.Input sees requests as the host writes them, and the end, with
+// the writer, the reader and the pollers on different goroutines.
+func TestStdinPipeThroughInput(t *testing.T) {
+	p := newStdinPipe()
+	in := wasi.NewInput(p)
+	defer in.Close()
+	if n, err := in.Read(context.Background(), make([]byte, 1), false); n != 0 || err != wasi.EAGAIN {
+		t.Fatalf("non-blocking Read of nothing = %d, %v", n, err)
+	}
+	var want bytes.Buffer
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range 200 {
+			line := bytes.Repeat([]byte{byte('a' + i%26)}, 1+i%50)
+			want.Write(line)
+			p.Write(line)
+		}
+		p.Close()
+	})
+	wg.Go(func() {
+		for !in.AtEOF() {
+			<-in.ReadyChan()
+			in.Buffered()
+		}
+	})
+	var got []byte
+	buf := make([]byte, 37)
+	for {
+		n, err := in.Read(context.Background(), buf, true)
+		got = append(got, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("read %d bytes, %q..., want %d", len(got), got[:min(len(got), 20)], want.Len())
+	}
+}
