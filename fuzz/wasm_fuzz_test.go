@@ -2,18 +2,24 @@ package fuzz
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/kobako/kobako/internal/wasm"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 )
 
 // fuzzOpts instruments with trapping checks and with a fuel hook, which also renumbers functions.
 var fuzzOpts = []wasm.InstrumentOptions{
 	{FuelModule: "kobako:fuel", FuelGlobal: "remaining", MaxTableElements: 10_000},
 	{FuelModule: "kobako:fuel", FuelGlobal: "remaining", FuelHook: "exhausted", MaxTableElements: 10_000},
+	// The engine's options: a hook (so bulk instructions get their deadline checks) and direct
+	// exports.
+	{FuelModule: "kobako:fuel", FuelGlobal: "remaining", FuelHook: "exhausted", MaxTableElements: 10_000, DirectPrefix: "kobako:direct/"},
 }
 
 // FuzzDecode feeds arbitrary bytes to the decoder. Decode must never panic and must fail with one
@@ -64,7 +70,7 @@ func checkInstrument(t *testing.T, m *wasm.Module, b []byte, opts wasm.Instrumen
 		hooks = 1
 	}
 	if m2.NumImportedGlobals != m.NumImportedGlobals+1 || m2.NumImportedFuncs != m.NumImportedFuncs+hooks ||
-		len(m2.Globals) != len(m.Globals) || len(m2.Exports) != len(m.Exports) || len(m2.Code) < len(m.Code) {
+		len(m2.Globals) != len(m.Globals) || len(m2.Exports) != len(m.Exports)+len(m.EntryCharges) || len(m2.Code) < len(m.Code) {
 		t.Fatalf("instrumented module (hook %q) changed shape", opts.FuelHook)
 	}
 	m3, err := wasm.Decode(b, wasm.Limits{})
@@ -74,5 +80,22 @@ func checkInstrument(t *testing.T, m *wasm.Module, b []byte, opts wasm.Instrumen
 	again, err := wasm.Instrument(m3, opts)
 	if err != nil || !bytes.Equal(out, again) {
 		t.Fatalf("instrumentation (hook %q) is not deterministic (%v)", opts.FuelHook, err)
+	}
+	// What wazero accepts it must accept as the engine instruments it: the rewrite (charges,
+	// checks, bulk checks with their scratch local, wrappers, names) must keep the module valid.
+	// (Trap mode, used only by tests, copies malformed name subsections as they are.)
+	if opts.FuelHook == "" {
+		return
+	}
+	ctx := context.Background()
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().WithCoreFeatures(api.CoreFeaturesV2))
+	defer r.Close(ctx)
+	if orig, err := r.CompileModule(ctx, b); err == nil {
+		orig.Close(ctx)
+		if inst, err := r.CompileModule(ctx, out); err != nil {
+			t.Fatalf("wazero accepts the module but not its instrumented form (hook %q): %v", opts.FuelHook, err)
+		} else {
+			inst.Close(ctx)
+		}
 	}
 }

@@ -54,3 +54,35 @@ func TestDirectExports(t *testing.T) {
 		})
 	}
 }
+
+// Sections the rewriter creates go before the trailing custom sections, so a name section stays
+// last (found by FuzzDecode: wazero reads a malformed name subsection past its section's end).
+func TestCreatedSectionsBeforeTrailingCustoms(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		opt  InstrumentOptions
+		want []byte // section ids of the output
+	}{
+		{"only a name section", "\x00asm\x01\x00\x00\x00\x00\x07\x04name\x00\x00", testOpts, []byte{secImport, secCustom}},
+		{"with the hook's type", "\x00asm\x01\x00\x00\x00\x00\x07\x04name\x00\x00", hookOpts, []byte{secType, secImport, secCustom}},
+		{"only customs", "\x00asm\x01\x00\x00\x00\x00\x03\x01a\x00\x00\x07\x04name\x00\x00", testOpts, []byte{secImport, secCustom, secCustom}},
+		{"custom, type, custom", "\x00asm\x01\x00\x00\x00\x00\x03\x01a\x00\x01\x01\x00\x00\x07\x04name\x00\x00", testOpts, []byte{secCustom, secType, secImport, secCustom}},
+		{"empty module", "\x00asm\x01\x00\x00\x00", testOpts, []byte{secImport}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := Instrument(mustDecode(t, []byte(tc.in)), tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []byte
+			for _, s := range mustDecode(t, out).sections {
+				got = append(got, s.id)
+			}
+			if string(got) != string(tc.want) {
+				t.Fatalf("sections %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -122,14 +122,22 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 
 	out := make([]byte, 0, len(m.raw)+len(m.raw)/8+64)
 	out = append(out, m.raw[:8]...)
-	// A type section is created only for the hook's type, and an import section always.
+	// A type section is created only for the hook's type, and an import section always. With no
+	// later section to go before, they go before the trailing custom sections: a name section
+	// stays last, where tools (and wazero, which reads a name subsection's declared size past the
+	// end of a malformed one) expect it.
 	typeDone, importDone := !w.addType, false
-	for _, s := range m.sections {
-		if !typeDone && s.id != secCustom && sectionRank[s.id] > sectionRank[secType] {
+	tail := len(m.sections)
+	for tail > 0 && m.sections[tail-1].id == secCustom {
+		tail--
+	}
+	for i, s := range m.sections {
+		later := s.id != secCustom || i == tail
+		if !typeDone && later && (i == tail || sectionRank[s.id] > sectionRank[secType]) {
 			out = appendSection(out, secType, w.typeSection(nil))
 			typeDone = true
 		}
-		if !importDone && s.id != secCustom && sectionRank[s.id] > sectionRank[secImport] {
+		if !importDone && later && (i == tail || sectionRank[s.id] > sectionRank[secImport]) {
 			out = appendSection(out, secImport, w.importSection(nil))
 			importDone = true
 		}
@@ -611,6 +619,10 @@ func (w *rewriter) codeSection() ([]byte, error) {
 // shifted indices: global names always, and with a fuel hook the function names and the local and
 // label names (keyed by function index). A map that cannot be read is dropped rather than left to
 // label the wrong entities. Without a hook, function names are copied, plus the wrappers' names.
+//
+// With a hook (as the engine instruments), every malformed subsection is dropped, and all that
+// follows a malformed size: wazero reads a subsection by its contents, not its declared size, so
+// a malformed one next to rewritten ones could make wazero refuse the module it accepted before.
 func (w *rewriter) customSection(payload []byte) []byte {
 	r := newReader(payload, 0)
 	name, err := r.name()
@@ -623,6 +635,9 @@ func (w *rewriter) customSection(payload []byte) []byte {
 		id, _ := r.byte()
 		size, err := r.u32()
 		if err != nil || uint64(size) > uint64(r.remaining()) {
+			if w.sh.hook {
+				return out
+			}
 			// Malformed from here on: keep the rest as it was, as wazero will read it.
 			return append(out, payload[start:]...)
 		}
@@ -643,7 +658,9 @@ func (w *rewriter) customSection(payload []byte) []byte {
 		case (id == nameLocals || id == nameLabels) && w.sh.hook:
 			moved, ok = shiftIndirectNameMap(sub, w.sh.funcIdx)
 		default:
-			out = append(out, payload[start:r.pos]...)
+			if !w.sh.hook || wellFormedName(id, sub) {
+				out = append(out, payload[start:r.pos]...)
+			}
 			continue
 		}
 		if !ok {
@@ -654,6 +671,26 @@ func (w *rewriter) customSection(payload []byte) []byte {
 		out = append(out, moved...)
 	}
 	return out
+}
+
+// wellFormedName reports whether a name subsection holds exactly what its id says: a name
+// (module), a name map (functions, types, tables, memories, globals, element and data segments,
+// tags) or an indirect name map (locals, labels, fields). Unknown ids are taken as they are.
+func wellFormedName(id byte, sub []byte) bool {
+	same := func(i uint32) uint32 { return i }
+	switch id {
+	case nameModule:
+		r := newReader(sub, 0)
+		_, err := r.name()
+		return err == nil && r.done()
+	case nameLocals, nameLabels, 10: // 10: field names
+		_, ok := shiftIndirectNameMap(sub, same)
+		return ok
+	case nameFunctions, 4, 5, 6, nameGlobals, 8, 9, 11:
+		_, ok := shiftNameMap(sub, same)
+		return ok
+	}
+	return true
 }
 
 // nameWrappers appends the wrappers to a function-name map, each under its function's name, so
