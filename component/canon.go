@@ -13,6 +13,56 @@ import (
 type trampState struct {
 	callee *funcImpl         // canon lower
 	rt     *abi.ResourceType // resource built-ins
+	lower  *lowerCall        // canon lower: made by its first call
+}
+
+// lowerCall is what every call of a canon lower trampoline needs, kept from call to call: its
+// CallContext (memory, encoding, handles, realloc) and borrow scope. One trampoline of one
+// instance runs one call at a time: calling it again needs the instance to be entered again,
+// which may_enter refuses while the first call runs.
+type lowerCall struct {
+	cx      abi.CallContext
+	scope   *abi.BorrowScope
+	realloc *engine.Function
+	callee  *funcImpl
+	ctx     context.Context // the running call's
+	serve   func(args []abi.Value) ([]abi.Value, error)
+}
+
+func (in *ComponentInstance) newLowerCall(ts *trampState, o *CanonOptions) (*lowerCall, error) {
+	cx, err := in.callContext(nil, o)
+	if err != nil {
+		return nil, err
+	}
+	lc := &lowerCall{scope: &abi.BorrowScope{}, callee: ts.callee}
+	lc.cx = abi.CallContext{Memory: cx.Memory, Encoding: cx.Encoding, Handles: cx.Handles}
+	if o.HasRealloc {
+		if lc.realloc, err = in.coreFunc(o.Realloc); err != nil {
+			return nil, err
+		}
+		if len(lc.realloc.Params()) != 4 || len(lc.realloc.Results()) != 1 {
+			return nil, fmt.Errorf("realloc has type %v -> %v, not (i32, i32, i32, i32) -> i32", lc.realloc.Params(), lc.realloc.Results())
+		}
+		lc.cx.Realloc = lc.callRealloc
+	}
+	lc.serve = lc.callCallee
+	return lc, nil
+}
+
+func (lc *lowerCall) callRealloc(old, oldSize, align, size uint32) (uint32, error) {
+	var st [4]uint64
+	st[0], st[1], st[2], st[3] = uint64(old), uint64(oldSize), uint64(align), uint64(size)
+	if err := lc.realloc.CallStack(lc.ctx, st[:]); err != nil {
+		return 0, err
+	}
+	return uint32(st[0]), nil
+}
+
+// callCallee runs the lowered function: a host function, or a lifted function of another
+// component instance (a parent's or a nested one's) through its own canon lift; one of this
+// very instance fails may_enter.
+func (lc *lowerCall) callCallee(args []abi.Value) ([]abi.Value, error) {
+	return lc.callee.call(lc.ctx, args)
 }
 
 // hostModule builds the host module of the component's trampolines: canon lower (the guest
@@ -187,19 +237,23 @@ func (in *ComponentInstance) trampoline(ctx context.Context, k int, stack []uint
 		if !in.mayLeave {
 			return fmt.Errorf("%w: may_leave is false (an import called from realloc, post-return or a lift)", ErrReentrance)
 		}
-		cx, err := in.callContext(ctx, &cn.Options)
-		if err != nil {
-			return err
+		lc := ts.lower
+		if lc == nil {
+			if lc, err = in.newLowerCall(ts, &cn.Options); err != nil {
+				return err
+			}
+			ts.lower = lc
+		}
+		if lc.scope.Live() != 0 {
+			// A failed call left borrows behind whose table entries point at its scope.
+			lc.scope = &abi.BorrowScope{}
 		}
 		n := len(cn.CoreType.Params)
+		lc.ctx, lc.cx.Scope = ctx, lc.scope
 		in.mayLeave = false
-		defer func() { in.mayLeave = true }()
-		out, err := ts.callee.ft.ServeImport(cx, stack[:n], func(args []abi.Value) ([]abi.Value, error) {
-			// A lifted function of another component instance (a parent's or a nested
-			// one's) is called through its own canon lift; one of this very instance
-			// fails may_enter.
-			return ts.callee.call(ctx, args)
-		})
+		out, err := ts.callee.ft.ServeImport(&lc.cx, stack[:n], lc.serve)
+		in.mayLeave = true
+		lc.ctx, lc.cx.Scope = nil, nil
 		if err != nil {
 			return err
 		}
