@@ -261,15 +261,8 @@ func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) ([]
 		}
 		ctx, exit = fctx, ex
 	}
-	if ec.scope.Live() != 0 {
-		// A call that failed left borrow handles behind, and table entries point at their scope:
-		// a later drop of one must not count against this call.
-		ec.scope = &abi.BorrowScope{}
-	}
-	ec.ctx = ctx
-	ec.cx.Scope = ec.scope
-	res, err := f.ft.CallExport(&ec.cx, args, ec.invoke)
-	ec.ctx, ec.cx.Scope = nil, nil // the context is the call's; do not keep it alive
+	res, err := f.ft.CallExport(ec.begin(ctx), args, ec.run)
+	ec.end()
 	if exit != nil {
 		if ferr := exit(); ferr != nil {
 			in.dead = fmt.Errorf("%w: a previous call was interrupted", engine.ErrInstanceUnavailable)
@@ -282,40 +275,28 @@ func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) ([]
 }
 
 // exportCall holds what every call of a lifted export needs, resolved on the first call: the
-// core function, realloc, post-return and the memory, and a CallContext reused from call to call
-// (the owner instance runs one call at a time: may_enter guards it), so a warm call allocates only
-// its results.
+// core function, post-return and the canonCall of its options, so a warm call allocates only its
+// results.
 type exportCall struct {
-	in                  *ComponentInstance
-	core, realloc, post *engine.Function
-	cx                  abi.CallContext
-	scope               *abi.BorrowScope
-	ctx                 context.Context // the running call's
-	stack, postStack    []uint64
+	canonCall
+	in               *ComponentInstance
+	core, post       *engine.Function
+	stack, postStack []uint64
+	run              func(flat []uint64) ([]uint64, error) // ec.invoke, bound once
 }
 
 func (f *funcImpl) prepare() (*exportCall, error) {
 	in := f.owner
 	o := &f.lift.Options
-	ec := &exportCall{in: in, scope: &abi.BorrowScope{}}
+	ec := &exportCall{in: in}
+	ec.run = ec.invoke
 	var err error
 	if ec.core, err = in.coreFunc(f.lift.CoreFunc); err != nil {
 		return nil, err
 	}
 	ec.stack = make([]uint64, ec.core.StackSize())
-	cx, err := in.callContext(nil, o)
-	if err != nil {
+	if err := in.initCanonCall(&ec.canonCall, o); err != nil {
 		return nil, err
-	}
-	ec.cx = abi.CallContext{Memory: cx.Memory, Encoding: cx.Encoding, Handles: cx.Handles}
-	if o.HasRealloc {
-		if ec.realloc, err = in.coreFunc(o.Realloc); err != nil {
-			return nil, err
-		}
-		if len(ec.realloc.Params()) != 4 || len(ec.realloc.Results()) != 1 {
-			return nil, fmt.Errorf("realloc has type %v -> %v, not (i32, i32, i32, i32) -> i32", ec.realloc.Params(), ec.realloc.Results())
-		}
-		ec.cx.Realloc = ec.callRealloc
 	}
 	if o.HasPostReturn {
 		if ec.post, err = in.coreFunc(o.PostReturn); err != nil {
@@ -325,15 +306,6 @@ func (f *funcImpl) prepare() (*exportCall, error) {
 		ec.cx.PostReturn = ec.callPostReturn
 	}
 	return ec, nil
-}
-
-func (ec *exportCall) callRealloc(old, oldSize, align, size uint32) (uint32, error) {
-	var st [4]uint64
-	st[0], st[1], st[2], st[3] = uint64(old), uint64(oldSize), uint64(align), uint64(size)
-	if err := ec.realloc.CallStack(ec.ctx, st[:]); err != nil {
-		return 0, err
-	}
-	return uint32(st[0]), nil
 }
 
 func (ec *exportCall) callPostReturn(flat []uint64) error {

@@ -16,46 +16,21 @@ type trampState struct {
 	lower  *lowerCall        // canon lower: made by its first call
 }
 
-// lowerCall is what every call of a canon lower trampoline needs, kept from call to call: its
-// CallContext (memory, encoding, handles, realloc) and borrow scope. One trampoline of one
-// instance runs one call at a time: calling it again needs the instance to be entered again,
-// which may_enter refuses while the first call runs.
+// lowerCall is what every call of a canon lower trampoline needs, kept from call to call: the
+// canonCall of its options, the callee, and the closure that calls it, bound once.
 type lowerCall struct {
-	cx      abi.CallContext
-	scope   *abi.BorrowScope
-	realloc *engine.Function
-	callee  *funcImpl
-	ctx     context.Context // the running call's
-	serve   func(args []abi.Value) ([]abi.Value, error)
+	canonCall
+	callee *funcImpl
+	serve  func(args []abi.Value) ([]abi.Value, error)
 }
 
 func (in *ComponentInstance) newLowerCall(ts *trampState, o *CanonOptions) (*lowerCall, error) {
-	cx, err := in.callContext(nil, o)
-	if err != nil {
+	lc := &lowerCall{callee: ts.callee}
+	if err := in.initCanonCall(&lc.canonCall, o); err != nil {
 		return nil, err
-	}
-	lc := &lowerCall{scope: &abi.BorrowScope{}, callee: ts.callee}
-	lc.cx = abi.CallContext{Memory: cx.Memory, Encoding: cx.Encoding, Handles: cx.Handles}
-	if o.HasRealloc {
-		if lc.realloc, err = in.coreFunc(o.Realloc); err != nil {
-			return nil, err
-		}
-		if len(lc.realloc.Params()) != 4 || len(lc.realloc.Results()) != 1 {
-			return nil, fmt.Errorf("realloc has type %v -> %v, not (i32, i32, i32, i32) -> i32", lc.realloc.Params(), lc.realloc.Results())
-		}
-		lc.cx.Realloc = lc.callRealloc
 	}
 	lc.serve = lc.callCallee
 	return lc, nil
-}
-
-func (lc *lowerCall) callRealloc(old, oldSize, align, size uint32) (uint32, error) {
-	var st [4]uint64
-	st[0], st[1], st[2], st[3] = uint64(old), uint64(oldSize), uint64(align), uint64(size)
-	if err := lc.realloc.CallStack(lc.ctx, st[:]); err != nil {
-		return 0, err
-	}
-	return uint32(st[0]), nil
 }
 
 // callCallee runs the lowered function: a host function, or a lifted function of another
@@ -244,16 +219,11 @@ func (in *ComponentInstance) trampoline(ctx context.Context, k int, stack []uint
 			}
 			ts.lower = lc
 		}
-		if lc.scope.Live() != 0 {
-			// A failed call left borrows behind whose table entries point at its scope.
-			lc.scope = &abi.BorrowScope{}
-		}
 		n := len(cn.CoreType.Params)
-		lc.ctx, lc.cx.Scope = ctx, lc.scope
 		in.mayLeave = false
-		out, err := ts.callee.ft.ServeImport(&lc.cx, stack[:n], lc.serve)
+		out, err := ts.callee.ft.ServeImport(lc.begin(ctx), stack[:n], lc.serve)
 		in.mayLeave = true
-		lc.ctx, lc.cx.Scope = nil, nil
+		lc.end()
 		if err != nil {
 			return err
 		}

@@ -683,40 +683,71 @@ func (in *ComponentInstance) coreFunc(i uint32) (*engine.Function, error) {
 	return in.core[r.inst].Function(r.name)
 }
 
-// callContext builds the canonical ABI context for a lift or lower with options o.
-func (in *ComponentInstance) callContext(ctx context.Context, o *CanonOptions) (*abi.CallContext, error) {
-	cx := &abi.CallContext{Encoding: abi.StringEncoding(o.StringEncoding), Handles: in.table}
+// canonCall is the state a lifted export and a canon lower trampoline both keep between calls:
+// the CallContext of their canon options (memory, encoding, handle table, realloc bound once),
+// the borrow scope, and the running call's context, which realloc runs in. Each is used by one
+// call at a time: running it again means entering its instance again, which may_enter refuses
+// while the first call runs.
+type canonCall struct {
+	cx      abi.CallContext
+	scope   *abi.BorrowScope
+	realloc *engine.Function
+	ctx     context.Context // the running call's
+}
+
+// initCanonCall fills c for canon options o of this instance.
+func (in *ComponentInstance) initCanonCall(c *canonCall, o *CanonOptions) error {
+	c.scope = &abi.BorrowScope{}
+	c.cx = abi.CallContext{Encoding: abi.StringEncoding(o.StringEncoding), Handles: in.table}
 	if o.HasMemory {
 		r, err := in.cc.refOf(SortCoreMemory, o.Memory)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if r.inst < 0 || in.core[r.inst] == nil {
-			return nil, fmt.Errorf("core memory %d is not available", o.Memory)
+			return fmt.Errorf("core memory %d is not available", o.Memory)
 		}
 		m := in.core[r.inst].Memory(r.name)
 		if m == nil {
-			return nil, fmt.Errorf("core memory %d: no memory %q", o.Memory, r.name)
+			return fmt.Errorf("core memory %d: no memory %q", o.Memory, r.name)
 		}
-		cx.Memory = m
+		c.cx.Memory = m
 	}
 	if o.HasRealloc {
 		f, err := in.coreFunc(o.Realloc)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		cx.Realloc = func(old, oldSize, align, size uint32) (uint32, error) {
-			res, err := f.Call(ctx, uint64(old), uint64(oldSize), uint64(align), uint64(size))
-			if err != nil {
-				return 0, err
-			}
-			if len(res) != 1 {
-				return 0, fmt.Errorf("realloc returned %d values", len(res))
-			}
-			return uint32(res[0]), nil
+		if len(f.Params()) != 4 || len(f.Results()) != 1 {
+			return fmt.Errorf("realloc has type %v -> %v, not (i32, i32, i32, i32) -> i32", f.Params(), f.Results())
 		}
+		c.realloc = f
+		c.cx.Realloc = c.callRealloc
 	}
-	return cx, nil
+	return nil
+}
+
+// begin starts a call in ctx and returns its CallContext; end must follow.
+func (c *canonCall) begin(ctx context.Context) *abi.CallContext {
+	if c.scope.Live() != 0 {
+		// A call that failed left borrow handles behind, and table entries point at their scope:
+		// a later drop of one must not count against this call.
+		c.scope = &abi.BorrowScope{}
+	}
+	c.ctx, c.cx.Scope = ctx, c.scope
+	return &c.cx
+}
+
+// end ends the call; the context is the call's, so it is not kept alive.
+func (c *canonCall) end() { c.ctx, c.cx.Scope = nil, nil }
+
+func (c *canonCall) callRealloc(old, oldSize, align, size uint32) (uint32, error) {
+	var st [4]uint64
+	st[0], st[1], st[2], st[3] = uint64(old), uint64(oldSize), uint64(align), uint64(size)
+	if err := c.realloc.CallStack(c.ctx, st[:]); err != nil {
+		return 0, err
+	}
+	return uint32(st[0]), nil
 }
 
 // splitHash splits "iface#name" at its last "#".
