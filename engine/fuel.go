@@ -74,11 +74,9 @@ var fuelHook = &HostModule{Name: fuelHostModuleName, Funcs: []HostFunc{{
 }}}
 
 func (s *Store) refuel(ctx context.Context) {
+	// The call's frame context reports its deadline through Err (frameContext.Err reads the clock).
 	if err := ctx.Err(); err != nil {
 		panic(&Trap{Kind: contextTrapKind(err), Cause: err})
-	}
-	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
-		panic(&Trap{Kind: TrapDeadlineExceeded, Cause: context.DeadlineExceeded})
 	}
 	runtime.Gosched()
 	for g := int64(s.fuel.Get()); g < 0; g = int64(s.fuel.Get()) {

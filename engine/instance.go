@@ -238,15 +238,8 @@ func (s *Store) classify(err error, m *Module) *Trap {
 	}
 	var se *sys.ExitError
 	if errors.As(err, &se) {
-		if s.exitCode != nil {
-			return nil
-		}
-		switch se.ExitCode() {
-		case sys.ExitCodeDeadlineExceeded:
-			return &Trap{Kind: TrapDeadlineExceeded, Function: fn, Cause: err}
-		case sys.ExitCodeContextCanceled:
-			return &Trap{Kind: TrapCanceled, Function: fn, Cause: err}
-		}
+		// A proc_exit (asExit reports it), or the instance closed under the call. wazero's own
+		// deadline exit codes cannot occur: the engine does not use its close-on-context-done.
 		return nil
 	}
 	kind := TrapHost
