@@ -46,12 +46,13 @@ func (cx *CallContext) store(t Type, v Value, ptr uint32) error {
 		return err
 	}
 	s := &storer{cx: cx}
-	return s.storeTo(ptr, uint64(t.Size()), t.base().hasPtr, func(b []byte) error { return s.store(t, v, b) })
+	return s.storeTo(ptr, uint64(t.Size()), t.base().hasPtr, func(b []byte) error { return s.store(t, v, b, ptr) })
 }
 
-// storeTo runs fill over the bytes [ptr, ptr+size) of guest memory. When the value may call
-// realloc (hasPtr), fill writes into a host buffer that is copied in afterwards, since realloc can
-// move memory and strand a view; otherwise it writes through a view.
+// storeTo checks that [ptr, ptr+size) lies in guest memory and runs fill over it: with a view of
+// it, or, when the value may call realloc (hasPtr), with nil, so that store writes straight into
+// memory (realloc can move memory and strand a view). Memory only grows, so the range stays in
+// bounds.
 func (s *storer) storeTo(ptr uint32, size uint64, hasPtr bool, fill func([]byte) error) error {
 	mem, err := s.cx.memory()
 	if err != nil {
@@ -61,17 +62,10 @@ func (s *storer) storeTo(ptr uint32, size uint64, hasPtr bool, fill func([]byte)
 	if err != nil {
 		return err
 	}
-	if !hasPtr {
-		return fill(b)
+	if hasPtr {
+		b = nil
 	}
-	buf := make([]byte, size)
-	if err := fill(buf); err != nil {
-		return err
-	}
-	if !mem.Write(ptr, buf) {
-		return errorf(ErrOutOfBounds, "write [%#x, +%d) beyond memory size %d", ptr, size, mem.Size())
-	}
-	return nil
+	return fill(b)
 }
 
 // LiftFlat lifts a value of type t from its flattened core values (CanonicalABI.md#flat-lifting).

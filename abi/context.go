@@ -67,6 +67,9 @@ type CallContext struct {
 	// flat is CallExport's buffer for the flat arguments, kept so that an embedder reusing one
 	// CallContext for many calls (one at a time) does not allocate it on each.
 	flat []uint64
+	// scratch holds the bytes of one scalar that lowering writes straight into Memory: a buffer
+	// here does not escape per write.
+	scratch [8]byte
 }
 
 func (cx *CallContext) checkAsync() error {

@@ -211,7 +211,7 @@ func (ft *FuncType) lowerParams(cx *CallContext, args []Value, dst []uint64) ([]
 	}
 	err = s.storeTo(ptr, uint64(tt.size), tt.hasPtr, func(b []byte) error {
 		for i, p := range ft.params {
-			if err := s.store(p.Type, args[i], b[tt.offsets[i]:]); err != nil {
+			if err := s.store(p.Type, args[i], sub(b, tt.offsets[i]), ptr+tt.offsets[i]); err != nil {
 				return at(err, ft.paramStep(i))
 			}
 		}
@@ -351,7 +351,7 @@ func (ft *FuncType) lowerResults(cx *CallContext, results []Value, flatArgs []ui
 	}
 	err := s.storeTo(ptr, uint64(tt.size), tt.hasPtr, func(b []byte) error {
 		for i, t := range ft.results {
-			if err := s.store(t, results[i], b[tt.offsets[i]:]); err != nil {
+			if err := s.store(t, results[i], sub(b, tt.offsets[i]), ptr+tt.offsets[i]); err != nil {
 				return at(err, steps.step(i))
 			}
 		}

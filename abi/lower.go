@@ -23,15 +23,45 @@ func lowerChar(v Value) (uint32, error) {
 	return uint32(c), nil
 }
 
-func writeDisc(b []byte, size, d uint32) {
-	switch size {
-	case 1:
-		b[0] = byte(d)
-	case 2:
-		le.PutUint16(b, uint16(d))
-	default:
-		le.PutUint32(b, d)
+// put writes the n-byte little-endian integer x (n is 1, 2, 4 or 8) into b, or, when b is nil,
+// straight into guest memory at ptr. Storing writes only the bytes the specification's store
+// writes: padding and the unused bytes of a variant's payload keep what the guest had there.
+func (s *storer) put(b []byte, ptr uint32, n uint32, x uint64) error {
+	if b == nil {
+		return s.direct(ptr, n, x)
 	}
+	switch n {
+	case 1:
+		b[0] = byte(x)
+	case 2:
+		le.PutUint16(b, uint16(x))
+	case 4:
+		le.PutUint32(b, uint32(x))
+	default:
+		le.PutUint64(b, x)
+	}
+	return nil
+}
+
+// direct writes the n low bytes of x, little-endian, into guest memory at ptr. It serves values
+// whose lowering calls realloc (strings, lists, and what contains them): realloc may grow, and so
+// move, memory, which would strand a view taken before it, and the spec writes each scalar when
+// it reaches it, after the reallocs of the values before it.
+func (s *storer) direct(ptr uint32, n uint32, x uint64) error {
+	buf := s.cx.scratch[:]
+	le.PutUint64(buf, x)
+	if !s.cx.Memory.Write(ptr, buf[:n]) {
+		return errorf(ErrOutOfBounds, "write [%#x, +%d) beyond memory size %d", ptr, n, s.cx.Memory.Size())
+	}
+	return nil
+}
+
+// sub returns b from off on, or nil (guest memory, written directly) when b is nil.
+func sub(b []byte, off uint32) []byte {
+	if b == nil {
+		return nil
+	}
+	return b[off:]
 }
 
 // elems returns the element slice of a record or tuple value of the expected length.
@@ -68,51 +98,59 @@ func caseOf(t Type, c *cases, v Value) (uint32, Value, error) {
 	return d, p, nil
 }
 
-// store lowers v as type t into b, which has at least t.Size() bytes. If t contains strings or
-// lists, b must not be a view of guest memory: lowering them calls realloc, which may move memory.
-func (s *storer) store(t Type, v Value, b []byte) error {
+// store lowers v as type t at ptr: into b, a view of guest memory or a host buffer with at least
+// t.Size() bytes, or, when b is nil, straight into guest memory. A value that contains strings or
+// lists must be stored with b nil: lowering them calls realloc, which may move memory.
+func (s *storer) store(t Type, v Value, b []byte, ptr uint32) error {
 	if v.kind != t.Kind() {
 		return mismatch(t, v)
 	}
+	var n uint32 // the scalar to write below: n bytes of x
+	var x uint64
 	switch t.Kind() {
 	case KindBool:
-		b[0] = 0
+		n = 1
 		if v.num != 0 {
-			b[0] = 1
+			x = 1
 		}
 	case KindS8, KindU8:
-		b[0] = byte(v.num)
+		n, x = 1, v.num
 	case KindS16, KindU16:
-		le.PutUint16(b, uint16(v.num))
+		n, x = 2, v.num
 	case KindS32, KindU32:
-		le.PutUint32(b, uint32(v.num))
+		n, x = 4, v.num
 	case KindS64, KindU64:
-		le.PutUint64(b, v.num)
+		n, x = 8, v.num
 	case KindF32:
-		le.PutUint32(b, canon32(uint32(v.num)))
+		n, x = 4, uint64(canon32(uint32(v.num)))
 	case KindF64:
-		le.PutUint64(b, canon64(v.num))
+		n, x = 8, canon64(v.num)
 	case KindChar:
 		c, err := lowerChar(v)
 		if err != nil {
 			return err
 		}
-		le.PutUint32(b, c)
+		n, x = 4, uint64(c)
 	case KindString:
-		str := v.str
-		p, n, err := s.lowerString(str)
+		p, l, err := s.lowerString(v.str)
 		if err != nil {
 			return err
 		}
-		le.PutUint32(b, p)
-		le.PutUint32(b[4:], n)
+		if err := s.put(b, ptr, 4, uint64(p)); err != nil {
+			return err
+		}
+		n, x = 4, uint64(l)
+		b, ptr = sub(b, 4), ptr+4
 	case KindList:
-		p, n, err := s.lowerList(t.(*ListType), v)
+		p, l, err := s.lowerList(t.(*ListType), v)
 		if err != nil {
 			return err
 		}
-		le.PutUint32(b, p)
-		le.PutUint32(b[4:], n)
+		if err := s.put(b, ptr, 4, uint64(p)); err != nil {
+			return err
+		}
+		n, x = 4, uint64(l)
+		b, ptr = sub(b, 4), ptr+4
 	case KindRecord:
 		r := t.(*RecordType)
 		es, err := structElems(t, v, len(r.fields))
@@ -120,10 +158,11 @@ func (s *storer) store(t Type, v Value, b []byte) error {
 			return err
 		}
 		for i, f := range r.fields {
-			if err := s.store(f.Type, es[i], b[r.offsets[i]:]); err != nil {
+			if err := s.store(f.Type, es[i], sub(b, r.offsets[i]), ptr+r.offsets[i]); err != nil {
 				return at(err, fieldStep(f.Name))
 			}
 		}
+		return nil
 	case KindTuple:
 		tt := t.(*TupleType)
 		es, err := structElems(t, v, len(tt.elems))
@@ -131,39 +170,43 @@ func (s *storer) store(t Type, v Value, b []byte) error {
 			return err
 		}
 		for i, e := range tt.elems {
-			if err := s.store(e, es[i], b[tt.offsets[i]:]); err != nil {
+			if err := s.store(e, es[i], sub(b, tt.offsets[i]), ptr+tt.offsets[i]); err != nil {
 				return at(err, tupleStep(i))
 			}
 		}
+		return nil
 	case KindVariant, KindEnum, KindOption, KindResult:
 		c := casesOf(t)
 		d, p, err := caseOf(t, c, v)
 		if err != nil {
 			return err
 		}
-		writeDisc(b, c.discSize, d)
+		if err := s.put(b, ptr, c.discSize, uint64(d)); err != nil {
+			return err
+		}
 		if pt := c.payloads[d]; pt != nil {
-			if err := s.store(pt, p, b[c.payloadOff:]); err != nil {
+			if err := s.store(pt, p, sub(b, c.payloadOff), ptr+c.payloadOff); err != nil {
 				return at(err, c.steps[d])
 			}
 		}
+		return nil
 	case KindFlags:
 		f := t.(*FlagsType)
 		bits, err := flagBits(f, v)
 		if err != nil {
 			return err
 		}
-		writeDisc(b, f.size, bits)
+		n, x = f.size, uint64(bits)
 	case KindOwn, KindBorrow:
 		h, err := s.lowerHandle(t.(*HandleType), v)
 		if err != nil {
 			return err
 		}
-		le.PutUint32(b, h)
+		n, x = 4, uint64(h)
 	default:
 		return fmt.Errorf("BUG: store of unknown kind %s", t.Kind())
 	}
-	return nil
+	return s.put(b, ptr, n, x)
 }
 
 func flagBits(f *FlagsType, v Value) (uint32, error) {
@@ -234,19 +277,19 @@ func (s *storer) lowerList(lt *ListType, v Value) (ptr, n uint32, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	// Elements that call realloc are written straight into memory (dst nil), the others through
+	// a view; either way only the bytes the spec writes change.
 	var dst []byte
-	if elem.base().hasPtr {
-		dst = make([]byte, byteLen)
-	} else if dst, err = view(mem, p, byteLen); err != nil {
-		return 0, 0, err
-	}
-	for i, e := range es2 {
-		if err := s.store(elem, e, dst[uint64(i)*es:]); err != nil {
-			return 0, 0, at(err, listStep(uint64(i)))
+	if !elem.base().hasPtr {
+		if dst, err = view(mem, p, byteLen); err != nil {
+			return 0, 0, err
 		}
 	}
-	if elem.base().hasPtr && !mem.Write(p, dst) {
-		return 0, 0, errorf(ErrOutOfBounds, "list write [%#x, +%d) beyond memory size %d", p, byteLen, mem.Size())
+	for i, e := range es2 {
+		off := uint32(uint64(i) * es)
+		if err := s.store(elem, e, sub(dst, off), p+off); err != nil {
+			return 0, 0, at(err, listStep(uint64(i)))
+		}
 	}
 	return p, uint32(count), nil
 }

@@ -213,3 +213,36 @@ func (t *ResourceTable) LiftBorrow(rt *ResourceType, h uint32, scope *BorrowScop
 	scope.Lend(func() { t.entries[h].lends-- })
 	return e.rep, nil
 }
+
+// Resource is implemented by the Go type of a host resource's values, for the typed mapping of
+// own and borrow handles: ResourceName returns the WIT name of the resource type ("pollable",
+// "input-stream") and must answer on the type's zero value (a nil pointer).
+type Resource interface {
+	ResourceName() string
+}
+
+// Own is the Go form of own<R> in the typed mapping: the rep of a resource whose values have Go
+// type R. Binding checks that the WIT type is an own handle of a resource named
+// R.ResourceName(), so a handle of another resource type, or a borrow, is an error when a
+// function is bound rather than a number that silently fits.
+type Own[R Resource] struct {
+	Rep uint32
+}
+
+// Borrow is the Go form of borrow<R> in the typed mapping, checked as Own is.
+type Borrow[R Resource] struct {
+	Rep uint32
+}
+
+func (Own[R]) handleKind() Kind        { return KindOwn }
+func (Borrow[R]) handleKind() Kind     { return KindBorrow }
+func (Own[R]) resourceName() string    { var r R; return r.ResourceName() }
+func (Borrow[R]) resourceName() string { var r R; return r.ResourceName() }
+func (h Own[R]) rep() uint32           { return h.Rep }
+func (h Borrow[R]) rep() uint32        { return h.Rep }
+
+type handleMarker interface {
+	handleKind() Kind
+	resourceName() string
+	rep() uint32
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -54,6 +55,7 @@ var (
 	optionMarkerT = reflect.TypeFor[optionMarker]()
 	resultMarkerT = reflect.TypeFor[resultMarker]()
 	labeledT      = reflect.TypeFor[Labeled]()
+	handleMarkerT = reflect.TypeFor[handleMarker]()
 )
 
 // Codec converts between values of one Go type and one WIT type. It is checked once, when it is
@@ -78,7 +80,8 @@ var (
 //	option<T>         *T or Option[T]
 //	result<T, E>      Result[T, E], struct{} standing for an absent payload
 //	flags             uint8, uint16 or uint32 wide enough: bit i is label i
-//	own<R>, borrow<R> uint32: the resource rep
+//	own<R>, borrow<R> Own[G] or Borrow[G], where G.ResourceName() is R's name (checked), or
+//	                  uint32 (unchecked): the resource rep
 //	any type          Value: passed through unchanged
 //
 // Named Go types work wherever their underlying kind does; enum and flags types may implement
@@ -94,12 +97,27 @@ type goCodec struct {
 	dec func(Value, reflect.Value) error
 }
 
+// codecKey keys the codec cache by the WIT type's structure, not its identity: every instance of
+// a component has Type values of its own, so an identity key would grow the cache with every
+// fresh instance (a leak for hosts that instantiate per call). A codec depends only on the
+// structure and, for handles, on the resource's name without its instance suffix.
 type codecKey struct {
 	gt reflect.Type
-	t  Type
+	t  string
 }
 
 var codecCache sync.Map // codecKey → *goCodec
+
+// instanceSuffix is what names a resource type of a second or later instance: "r (instance 2)".
+var instanceSuffix = regexp.MustCompile(` \(instance \d+\)`)
+
+func typeKey(t Type) string {
+	s := t.String()
+	if strings.Contains(s, " (instance ") {
+		s = instanceSuffix.ReplaceAllString(s, "")
+	}
+	return s
+}
 
 // NewCodec checks that Go type gt can represent WIT type t and returns the converter.
 func NewCodec(gt reflect.Type, t Type) (*Codec, error) {
@@ -268,7 +286,7 @@ func checkLabeled(gt reflect.Type, want []string) error {
 }
 
 func compileCodec(gt reflect.Type, t Type) (*goCodec, error) {
-	key := codecKey{gt, t}
+	key := codecKey{gt, typeKey(t)}
 	if c, ok := codecCache.Load(key); ok {
 		return c.(*goCodec), nil
 	}
@@ -293,6 +311,9 @@ func buildCodec(gt reflect.Type, t Type) (*goCodec, error) {
 				return nil
 			},
 		}, nil
+	}
+	if gt.Implements(handleMarkerT) {
+		return handleCodec(gt, t)
 	}
 	switch k {
 	case KindBool:
@@ -426,6 +447,32 @@ func buildCodec(gt reflect.Type, t Type) (*goCodec, error) {
 		}, nil
 	}
 	return nil, goMismatch(gt, t)
+}
+
+// handleCodec maps Own[R] and Borrow[R]: the handle kind and the resource's name must match.
+func handleCodec(gt reflect.Type, t Type) (*goCodec, error) {
+	m := reflect.Zero(gt).Interface().(handleMarker)
+	k := t.Kind()
+	if k != m.handleKind() {
+		return nil, goMismatch(gt, t)
+	}
+	name := t.(*HandleType).Resource().Name()
+	if i := strings.IndexByte(name, ' '); i >= 0 {
+		name = name[:i] // "r (instance 2)": the resource type of a second instance
+	}
+	if name != m.resourceName() {
+		return nil, errorf(ErrTypeMismatch, "expected a handle of resource %q, found Go %s (resource %q)", name, gt, m.resourceName())
+	}
+	return &goCodec{
+		enc: func(rv reflect.Value) (Value, error) { return Value{kind: k, num: rv.Field(0).Uint()}, nil },
+		dec: func(v Value, rv reflect.Value) error {
+			if v.kind != k {
+				return mismatch(t, v)
+			}
+			rv.Field(0).SetUint(v.num)
+			return nil
+		},
+	}, nil
 }
 
 func listCodec(gt reflect.Type, lt *ListType) (*goCodec, error) {

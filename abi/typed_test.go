@@ -312,3 +312,36 @@ func TestCodecConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestCodecCacheIsStructural checks that codecs for structurally equal types, made anew for each
+// component instance, share one cache entry: an identity key grew the cache with every instance.
+func TestCodecCacheIsStructural(t *testing.T) {
+	type pair struct {
+		Name  string
+		Count uint32
+	}
+	count := func() int {
+		n := 0
+		codecCache.Range(func(_, _ any) bool { n++; return true })
+		return n
+	}
+	mk := func() Type {
+		r, err := RecordOf(Field{"name", String}, Field{"count", U32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if _, err := NewCodec(reflect.TypeFor[pair](), mk()); err != nil {
+		t.Fatal(err)
+	}
+	before := count()
+	for range 100 {
+		if _, err := NewCodec(reflect.TypeFor[pair](), mk()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := count(); after != before {
+		t.Fatalf("codec cache grew from %d to %d entries for 100 equal types", before, after)
+	}
+}

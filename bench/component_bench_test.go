@@ -10,6 +10,7 @@ import (
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/component/binary"
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi/preview2"
 )
@@ -50,7 +51,7 @@ func benchEngine(tb testing.TB) *engine.Engine {
 	return e
 }
 
-func warmComponent(tb testing.TB, e *engine.Engine, l *component.Linker, path string) *component.ComponentInstance {
+func warmComponent(tb testing.TB, e *engine.Engine, l *component.Linker, path string) *component.Instance {
 	tb.Helper()
 	ctx := context.Background()
 	s, err := e.NewStore(ctx, benchLimits())
@@ -83,32 +84,33 @@ var freshCalls = []freshCall{
 		check: func(r []abi.Value) bool { return len(r) == 1 && r[0].Str() == "go-plugin" }},
 }
 
-// freshLinker returns the linker f's component is instantiated with: empty, or holding one WASI
-// 0.2 host (stdio discarded) that every instance shares, as an embedder's would.
+// freshLinker returns the linker f's component is instantiated with: empty, or defining WASI 0.2
+// once for every instance, each store binding a Host of its own (stdio discarded), as an
+// embedder's would.
 func freshLinker(tb testing.TB, f freshCall) *component.Linker {
 	tb.Helper()
 	l := component.NewLinker()
 	if !f.wasi {
 		return l
 	}
-	h, err := preview2.NewHost(preview2.Config{Args: []string{"plugin"}, Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { _ = h.Close() })
-	if err := h.Define(l); err != nil {
+	if err := preview2.Define(l); err != nil {
 		tb.Fatal(err)
 	}
 	return l
 }
 
-func (f freshCall) run(ctx context.Context, e *engine.Engine, l *component.Linker, cc *component.Compiled) ([]abi.Value, error) {
+func (f freshCall) run(ctx context.Context, e *engine.Engine, pre *component.InstancePre) ([]abi.Value, error) {
 	s, err := e.NewStore(ctx, benchLimits())
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close(ctx)
-	in, err := l.Instantiate(ctx, s, cc)
+	if f.wasi {
+		if _, err := preview2.Bind(s, preview2.Config{Args: []string{"plugin"}, Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+			return nil, err
+		}
+	}
+	in, err := pre.Instantiate(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -122,18 +124,74 @@ func BenchmarkComponentInstantiateCall(b *testing.B) {
 	e := benchEngine(b)
 	for _, f := range freshCalls {
 		b.Run("guest="+f.guest, func(b *testing.B) {
-			l := freshLinker(b, f)
-			cc := compileComponent(b, e, f.path)
+			pre, err := freshLinker(b, f).Prepare(compileComponent(b, e, f.path))
+			if err != nil {
+				b.Fatal(err)
+			}
 			b.ReportAllocs()
 			cpu := newCPUMeter()
 			defer cpu.report(b)
 			for b.Loop() {
 				cpu.begin()
-				r, err := f.run(ctx, e, l, cc)
+				r, err := f.run(ctx, e, pre)
 				cpu.end()
 				if err != nil || !f.check(r) {
 					b.Fatalf("%s: %v, %v", f.fn, err, r)
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkComponentHostSetup measures what a fresh WASI 0.2 instance needs from the host
+// before instantiation, stores made and closed outside the timer: via=bind attaches a Host to the
+// store for a Linker defined once (preview2.Bind), via=define-per-instance also makes a Linker
+// and defines WASI 0.2 on it, as every instance had to before host functions saw their caller.
+func BenchmarkComponentHostSetup(b *testing.B) {
+	ctx := context.Background()
+	e := benchEngine(b)
+	cfg := preview2.Config{Args: []string{"plugin"}, Stdout: io.Discard, Stderr: io.Discard}
+	for _, via := range []struct {
+		name  string
+		setup func(*engine.Store) error
+	}{
+		{"bind", func(s *engine.Store) error { _, err := preview2.Bind(s, cfg); return err }},
+		{"define-per-instance", func(s *engine.Store) error {
+			if _, err := preview2.Linker(); err != nil {
+				return err
+			}
+			_, err := preview2.Bind(s, cfg)
+			return err
+		}},
+	} {
+		b.Run("via="+via.name, func(b *testing.B) {
+			const batch = 256
+			stores := make([]*engine.Store, 0, batch)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; {
+				b.StopTimer()
+				n := min(batch, b.N-i)
+				for range n {
+					s, err := e.NewStore(ctx, benchLimits())
+					if err != nil {
+						b.Fatal(err)
+					}
+					stores = append(stores, s)
+				}
+				b.StartTimer()
+				for _, s := range stores {
+					if err := via.setup(s); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				for _, s := range stores {
+					_ = s.Close(ctx)
+				}
+				stores = stores[:0]
+				i += n
+				b.StartTimer()
 			}
 		})
 	}
@@ -197,9 +255,18 @@ func BenchmarkComponentHostImport(b *testing.B) {
 // lifts.
 func calcCore(tb testing.TB, e *engine.Engine) []byte {
 	tb.Helper()
-	cc := compileComponent(tb, e, compCalc)
-	for _, d := range cc.Component().Definitions {
-		if m, ok := d.(*component.CoreModule); ok {
+	// Decoded afresh: a compiled component lets go of its core modules' bytes once they are
+	// compiled.
+	wasm, err := os.ReadFile(compCalc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := binary.Decode(wasm)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, d := range c.Definitions {
+		if m, ok := d.(*binary.CoreModule); ok {
 			return m.Bytes
 		}
 	}
@@ -297,7 +364,11 @@ func TestComponentWorkloads(t *testing.T) {
 	e := benchEngine(t)
 	l := component.NewLinker()
 	for _, f := range freshCalls {
-		r, err := f.run(ctx, e, freshLinker(t, f), compileComponent(t, e, f.path))
+		pre, err := freshLinker(t, f).Prepare(compileComponent(t, e, f.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := f.run(ctx, e, pre)
 		if err != nil || !f.check(r) {
 			t.Errorf("guest=%s %s: %v, %v", f.guest, f.fn, err, r)
 		}

@@ -16,9 +16,11 @@
 //
 // Workloads: recursive fib and a call-free tight loop (as Go GOOS=wasip1 guests and in WAT), SHA-256
 // over 1 MiB and a JSON round trip (Go guests), each called repeatedly on a warm instance; compile
-// time and retained memory for a 2.5 MB Go module; fresh instantiation plus _start for a tiny WAT
-// command module and a Go hello world. Every benchmark checks its guest's result against one
-// computed on the host, so a benchmark that computes the wrong thing fails instead of reporting.
+// time and retained memory for a 2.5 MB Go module, and for real JS, Go and C components against
+// bare wazero compiling their core modules (BenchmarkCompileMemory); fresh instantiation plus
+// _start for a tiny WAT command module and a Go hello world. Every benchmark checks its guest's
+// result against one computed on the host, so a benchmark that computes the wrong thing fails
+// instead of reporting.
 //
 // The fixtures live in testdata/ beside their sources; testdata/build.sh rebuilds them. README.md
 // records the results and the command that reproduces them. Nothing imports this package.

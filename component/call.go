@@ -10,24 +10,53 @@ import (
 )
 
 var (
-	ctxType = reflect.TypeFor[context.Context]()
-	errType = reflect.TypeFor[error]()
+	ctxType    = reflect.TypeFor[context.Context]()
+	errType    = reflect.TypeFor[error]()
+	callerType = reflect.TypeFor[*Caller]()
 )
 
-// checkGoFunc checks the shape func(context.Context, P...) (R?, error?).
-func checkGoFunc(v reflect.Value) error {
+// leadParam is what a typed host function takes between its context and its WIT parameters.
+type leadParam int
+
+const (
+	leadNone   leadParam = iota
+	leadCaller           // *Caller
+	leadState            // the state DefineFuncWith's getter finds
+)
+
+// skip returns the number of Go parameters before the WIT ones.
+func (p leadParam) skip() int {
+	if p == leadNone {
+		return 1
+	}
+	return 2
+}
+
+// checkGoFunc checks the shape func(context.Context, [*Caller,] P...) (R?, error?), or with
+// state != nil func(context.Context, state, P...) (R?, error?).
+func checkGoFunc(v reflect.Value, state reflect.Type) (leadParam, error) {
 	if !v.IsValid() || v.Kind() != reflect.Func || v.IsNil() {
-		return fmt.Errorf("%w: expected a non-nil Go function, found %s", ErrBind, v.Kind())
+		return 0, fmt.Errorf("%w: expected a non-nil Go function, found %s", ErrBind, v.Kind())
 	}
 	t := v.Type()
 	if t.IsVariadic() {
-		return fmt.Errorf("%w: variadic function %s", ErrBind, t)
+		return 0, fmt.Errorf("%w: variadic function %s", ErrBind, t)
 	}
 	if t.NumIn() == 0 || t.In(0) != ctxType {
-		return fmt.Errorf("%w: %s: the first parameter must be context.Context", ErrBind, t)
+		return 0, fmt.Errorf("%w: %s: the first parameter must be context.Context", ErrBind, t)
+	}
+	lead := leadNone
+	switch {
+	case state != nil:
+		if t.NumIn() < 2 || t.In(1) != state {
+			return 0, fmt.Errorf("%w: %s: the second parameter must be the state, %s", ErrBind, t, state)
+		}
+		lead = leadState
+	case t.NumIn() >= 2 && t.In(1) == callerType:
+		lead = leadCaller
 	}
 	_, _, err := goResults(t)
-	return err
+	return lead, err
 }
 
 // goResults says whether a Go function type has a value result and an error result.
@@ -56,12 +85,13 @@ type goSignature struct {
 	hasErr   bool
 }
 
-// matchGo checks that Go function type t (with its context parameter first) fits ft and builds
-// the codecs, once, when a function is bound (wasmtime's typed-function check).
-func matchGo(t reflect.Type, ft *abi.FuncType) (*goSignature, error) {
+// matchGo checks that Go function type t (with skip parameters, its context first, before the
+// WIT ones) fits ft and builds the codecs, once, when a function is bound (wasmtime's
+// typed-function check).
+func matchGo(t reflect.Type, skip int, ft *abi.FuncType) (*goSignature, error) {
 	ps := ft.Params()
-	if t.NumIn()-1 != len(ps) {
-		return nil, fmt.Errorf("%w: %s has %d parameters after the context, %s has %d", ErrBind, t, t.NumIn()-1, ft, len(ps))
+	if t.NumIn()-skip != len(ps) {
+		return nil, fmt.Errorf("%w: %s has %d WIT parameters, %s has %d", ErrBind, t, t.NumIn()-skip, ft, len(ps))
 	}
 	sig := &goSignature{}
 	var err error
@@ -69,7 +99,7 @@ func matchGo(t reflect.Type, ft *abi.FuncType) (*goSignature, error) {
 		return nil, err
 	}
 	for i, p := range ps {
-		c, err := abi.NewCodec(t.In(i+1), p.Type)
+		c, err := abi.NewCodec(t.In(i+skip), p.Type)
 		if err != nil {
 			return nil, fmt.Errorf("%w: parameter %d (%s): %w", ErrBind, i, p.Name, err)
 		}
@@ -89,21 +119,34 @@ func matchGo(t reflect.Type, ft *abi.FuncType) (*goSignature, error) {
 }
 
 // typedHost adapts a typed Go host function to a HostFunc for function type ft.
-func typedHost(fn reflect.Value, ft *abi.FuncType) (HostFunc, error) {
-	sig, err := matchGo(fn.Type(), ft)
+func typedHost(d *hostDef, ft *abi.FuncType) (HostFunc, error) {
+	fn := d.typed
+	skip := d.lead.skip()
+	sig, err := matchGo(fn.Type(), skip, ft)
 	if err != nil {
 		return nil, err
 	}
 	t := fn.Type()
-	return func(ctx context.Context, args []abi.Value) ([]abi.Value, error) {
-		in := make([]reflect.Value, len(args)+1)
+	lead, state := d.lead, d.state
+	return func(ctx context.Context, c *Caller, args []abi.Value) ([]abi.Value, error) {
+		in := make([]reflect.Value, len(args)+skip)
 		in[0] = reflect.ValueOf(ctx)
+		switch lead {
+		case leadCaller:
+			in[1] = reflect.ValueOf(c)
+		case leadState:
+			sv, err := state(c)
+			if err != nil {
+				return nil, err
+			}
+			in[1] = sv
+		}
 		for i, a := range args {
-			p := reflect.New(t.In(i + 1))
+			p := reflect.New(t.In(i + skip))
 			if err := sig.params[i].FromValue(a, p.Interface()); err != nil {
 				return nil, fmt.Errorf("argument %d: %w", i, err)
 			}
-			in[i+1] = p.Elem()
+			in[i+skip] = p.Elem()
 		}
 		out := fn.Call(in)
 		if sig.hasErr {
@@ -124,7 +167,7 @@ func typedHost(fn reflect.Value, ft *abi.FuncType) (HostFunc, error) {
 
 // Func is an exported component function of an instance.
 type Func struct {
-	in   *ComponentInstance
+	in   *Instance
 	name string
 	impl *funcImpl
 }
@@ -138,7 +181,7 @@ func (f *Func) Type() *abi.FuncType { return f.impl.ft }
 // Call calls the function with dynamic values. It fails with ErrReentrance if the instance is
 // already running (a host function called by the guest calling back in, or another goroutine).
 func (f *Func) Call(ctx context.Context, args ...abi.Value) ([]abi.Value, error) {
-	res, err := f.impl.callFrom(ctx, args, true)
+	res, err := f.impl.callFrom(ctx, f.in, args, true, f.name)
 	if err != nil {
 		return nil, fmt.Errorf("component: call %s: %w", f.name, err)
 	}
@@ -157,7 +200,7 @@ func (f *Func) Bind(fnPtr any) error {
 	if t.IsVariadic() || t.NumIn() == 0 || t.In(0) != ctxType {
 		return fmt.Errorf("component: bind %s: %w: %s: the first parameter must be context.Context", f.name, ErrBind, t)
 	}
-	sig, err := matchGo(t, f.impl.ft)
+	sig, err := matchGo(t, 1, f.impl.ft)
 	if err != nil {
 		return fmt.Errorf("component: bind %s: %w", f.name, err)
 	}
@@ -204,7 +247,7 @@ func (f *Func) Bind(fnPtr any) error {
 }
 
 // Call calls the exported function name ("iface#f", or "f" at the root) with dynamic values.
-func (in *ComponentInstance) Call(ctx context.Context, name string, args ...abi.Value) ([]abi.Value, error) {
+func (in *Instance) Call(ctx context.Context, name string, args ...abi.Value) ([]abi.Value, error) {
 	f, err := in.Func(name)
 	if err != nil {
 		return nil, err
@@ -213,7 +256,7 @@ func (in *ComponentInstance) Call(ctx context.Context, name string, args ...abi.
 }
 
 // Bind binds the exported function name to the Go function variable *fnPtr (see Func.Bind).
-func (in *ComponentInstance) Bind(name string, fnPtr any) error {
+func (in *Instance) Bind(name string, fnPtr any) error {
 	f, err := in.Func(name)
 	if err != nil {
 		return err
@@ -223,17 +266,21 @@ func (in *ComponentInstance) Bind(name string, fnPtr any) error {
 
 // call runs a component function on behalf of the host: a lifted export through canon lift
 // (CanonicalABI.md#canon-lift), or, when a component re-exports an import, the host function.
-func (f *funcImpl) call(ctx context.Context, args []abi.Value) ([]abi.Value, error) {
-	return f.callFrom(ctx, args, false)
+func (f *funcImpl) call(ctx context.Context, caller *Instance, args []abi.Value) ([]abi.Value, error) {
+	return f.callFrom(ctx, caller, args, false, "")
 }
 
 // callFrom runs the function; top is true when the host makes the call, not a guest through a
 // trampoline. A top-level component call is several engine calls (realloc for each string or list
 // argument, the export, post-return); they run in one engine frame (Store.Enter), or a guest could
 // multiply its budget by its argument count.
-func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) ([]abi.Value, error) {
+//
+// A top-level call that fails because the guest broke the canonical ABI returns an
+// *engine.Trap of kind TrapCanonicalABI naming the function (name) and discards the store, as
+// an engine trap does: later calls answer engine.ErrInstanceUnavailable.
+func (f *funcImpl) callFrom(ctx context.Context, caller *Instance, args []abi.Value, top bool, name string) ([]abi.Value, error) {
 	if f.host != nil {
-		return f.host(ctx, args)
+		return f.host(ctx, &caller.caller, args)
 	}
 	in := f.owner
 	if !in.busy.CompareAndSwap(false, true) {
@@ -263,6 +310,12 @@ func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) ([]
 	}
 	res, err := f.ft.CallExport(ec.begin(ctx), args, ec.run)
 	ec.end()
+	if err != nil && top {
+		if t := canonTrap(err, name); t != err {
+			in.store.Discard()
+			err = t
+		}
+	}
 	if exit != nil {
 		if ferr := exit(); ferr != nil {
 			in.dead = fmt.Errorf("%w: a previous call was interrupted", engine.ErrInstanceUnavailable)
@@ -279,7 +332,7 @@ func (f *funcImpl) callFrom(ctx context.Context, args []abi.Value, top bool) ([]
 // results.
 type exportCall struct {
 	canonCall
-	in               *ComponentInstance
+	in               *Instance
 	core, post       *engine.Function
 	stack, postStack []uint64
 	run              func(flat []uint64) ([]uint64, error) // ec.invoke, bound once

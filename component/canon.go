@@ -2,7 +2,9 @@ package component
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/kobako/kobako/component/binary"
 	"strconv"
 
 	"github.com/kobako/kobako/abi"
@@ -20,12 +22,13 @@ type trampState struct {
 // canonCall of its options, the callee, and the closure that calls it, bound once.
 type lowerCall struct {
 	canonCall
+	in     *Instance // the calling instance
 	callee *funcImpl
 	serve  func(args []abi.Value) ([]abi.Value, error)
 }
 
-func (in *ComponentInstance) newLowerCall(ts *trampState, o *CanonOptions) (*lowerCall, error) {
-	lc := &lowerCall{callee: ts.callee}
+func (in *Instance) newLowerCall(ts *trampState, o *binary.CanonOptions) (*lowerCall, error) {
+	lc := &lowerCall{in: in, callee: ts.callee}
 	if err := in.initCanonCall(&lc.canonCall, o); err != nil {
 		return nil, err
 	}
@@ -37,7 +40,11 @@ func (in *ComponentInstance) newLowerCall(ts *trampState, o *CanonOptions) (*low
 // component instance (a parent's or a nested one's) through its own canon lift; one of this
 // very instance fails may_enter.
 func (lc *lowerCall) callCallee(args []abi.Value) ([]abi.Value, error) {
-	return lc.callee.call(lc.ctx, args)
+	res, err := lc.callee.call(lc.ctx, lc.in, args)
+	if err != nil && lc.callee.host != nil {
+		return nil, &hostError{err}
+	}
+	return res, err
 }
 
 // hostModule builds the host module of the component's trampolines: canon lower (the guest
@@ -55,14 +62,21 @@ func (cc *Compiled) hostModule() *engine.HostModule {
 			Params:  engineTypes(cn.CoreType.Params),
 			Results: engineTypes(cn.CoreType.Results),
 			Fn: func(ctx context.Context, c *engine.Caller, stack []uint64) {
-				var in *ComponentInstance
-				if reg, _ := c.Store().Data(cc).(*storeInstances); reg != nil {
+				var in *Instance
+				if reg, _ := cc.regKey.Get(c.Store()); reg != nil {
 					in = reg.caller(c)
 				}
 				if in == nil {
 					panic(fmt.Errorf("component: BUG: trampoline %d called in a store without an instance", k))
 				}
 				if err := in.trampoline(ctx, k, stack); err != nil {
+					// The engine reports a panic with an error as the host's (TrapHost), and one
+					// with a *Trap or *ExitError as that; a guest's canonical ABI breach is a
+					// TrapCanonicalABI.
+					var he *hostError
+					if !errors.As(err, &he) {
+						err = canonTrap(err, cc.trampName(k))
+					}
 					panic(fmt.Errorf("component: canon %s: %w", cn.Kind, err))
 				}
 			},
@@ -76,32 +90,32 @@ func (cc *Compiled) hostModule() *engine.HostModule {
 // Its trampolines are one host module for them all, so a call tells its instance by the core
 // instance it comes from.
 type storeInstances struct {
-	all    []*ComponentInstance
-	byCore map[*engine.Instance]*ComponentInstance
+	all    []*Instance
+	byCore map[*engine.Instance]*Instance
 	// pending is the instance whose core module is being instantiated: a start function in it
 	// runs before the engine lists the new core instance, so its calls have no known caller.
-	pending *ComponentInstance
+	pending *Instance
 }
 
 // registry returns the instances of cc in store s, creating the list on first use.
 func registry(s *engine.Store, cc *Compiled) *storeInstances {
-	reg, _ := s.Data(cc).(*storeInstances)
+	reg, _ := cc.regKey.Get(s)
 	if reg == nil {
-		reg = &storeInstances{byCore: map[*engine.Instance]*ComponentInstance{}}
-		s.SetData(cc, reg)
+		reg = &storeInstances{byCore: map[*engine.Instance]*Instance{}}
+		cc.regKey.Set(s, reg)
 	}
 	return reg
 }
 
 // register adds a new instance to its store's list.
-func register(in *ComponentInstance) {
+func register(in *Instance) {
 	reg := registry(in.store, in.cc)
 	reg.all = append(reg.all, in)
 }
 
 // unregister takes an instance whose instantiation failed, and the nested instances it
 // created, off their stores' lists.
-func unregister(in *ComponentInstance) {
+func unregister(in *Instance) {
 	for _, child := range in.children {
 		unregister(child)
 	}
@@ -120,7 +134,7 @@ func unregister(in *ComponentInstance) {
 }
 
 // caller returns the instance a trampoline call comes from, or nil.
-func (r *storeInstances) caller(c *engine.Caller) *ComponentInstance {
+func (r *storeInstances) caller(c *engine.Caller) *Instance {
 	if len(r.all) == 1 {
 		return r.all[0]
 	}
@@ -137,12 +151,12 @@ func (cc *Compiled) trampName(k int) string {
 	cn := cc.tramps[k]
 	name := "t" + strconv.Itoa(k) + " canon " + cn.Kind.String()
 	switch cn.Kind {
-	case CanonLower:
+	case binary.CanonLower:
 		if int(cn.FuncIndex) < len(cc.comp.Funcs) {
 			switch d := cc.comp.Funcs[cn.FuncIndex].Def.(type) {
-			case *Alias:
+			case *binary.Alias:
 				name += " " + d.Name
-			case *Import:
+			case *binary.Import:
 				name += " " + d.Name.Raw
 			}
 		}
@@ -156,7 +170,7 @@ func (cc *Compiled) trampName(k int) string {
 	return name
 }
 
-func engineTypes(ts []CoreValType) []engine.ValueType {
+func engineTypes(ts []binary.CoreValType) []engine.ValueType {
 	out := make([]engine.ValueType, len(ts))
 	for i, t := range ts {
 		out[i] = engine.ValueType(t)
@@ -164,20 +178,24 @@ func engineTypes(ts []CoreValType) []engine.ValueType {
 	return out
 }
 
-func (in *ComponentInstance) tramp(k int) (*trampState, error) {
+func (in *Instance) tramp(k int) (*trampState, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	return in.trampLocked(k)
 }
 
-func (in *ComponentInstance) trampLocked(k int) (*trampState, error) {
+func (in *Instance) trampLocked(k int) (*trampState, error) {
 	if ts := in.tramps[k]; ts != nil {
 		return ts, nil
 	}
 	cn := in.cc.tramps[k]
 	ts := &trampState{}
 	switch cn.Kind {
-	case CanonLower:
+	case binary.CanonLower:
+		if in.pre != nil && in.pre.lowered[k] != nil {
+			ts.callee = in.pre.lowered[k] // a host import, linked once for every instance
+			break
+		}
 		f, err := in.resolveFunc(cn.FuncIndex, 0)
 		if err != nil {
 			return nil, err
@@ -201,14 +219,14 @@ func (in *ComponentInstance) trampLocked(k int) (*trampState, error) {
 
 // trampoline runs trampoline k for a guest call with the core arguments in stack, writing the
 // core results back into it.
-func (in *ComponentInstance) trampoline(ctx context.Context, k int, stack []uint64) error {
+func (in *Instance) trampoline(ctx context.Context, k int, stack []uint64) error {
 	ts, err := in.tramp(k)
 	if err != nil {
 		return err
 	}
 	cn := in.cc.tramps[k]
 	switch cn.Kind {
-	case CanonLower:
+	case binary.CanonLower:
 		if !in.mayLeave {
 			return fmt.Errorf("%w: may_leave is false (an import called from realloc, post-return or a lift)", ErrReentrance)
 		}
@@ -228,19 +246,19 @@ func (in *ComponentInstance) trampoline(ctx context.Context, k int, stack []uint
 			return err
 		}
 		copy(stack, out)
-	case CanonResourceNew:
+	case binary.CanonResourceNew:
 		h, err := in.table.New(ts.rt, uint32(stack[0]))
 		if err != nil {
 			return err
 		}
 		stack[0] = uint64(h)
-	case CanonResourceRep:
+	case binary.CanonResourceRep:
 		rep, err := in.table.Rep(ts.rt, uint32(stack[0]))
 		if err != nil {
 			return err
 		}
 		stack[0] = uint64(rep)
-	case CanonResourceDrop:
+	case binary.CanonResourceDrop:
 		rep, own, err := in.table.Drop(ts.rt, uint32(stack[0]))
 		if err != nil {
 			return err

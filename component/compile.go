@@ -1,9 +1,11 @@
 package component
 
 import (
+	"bytes"
 	"context"
-	"encoding/binary"
+	encbin "encoding/binary"
 	"fmt"
+	"github.com/kobako/kobako/component/binary"
 	"strconv"
 
 	"github.com/kobako/kobako/engine"
@@ -15,7 +17,7 @@ import (
 // of canon lower and resource built-in trampolines. A Compiled is immutable and may be
 // instantiated any number of times, concurrently, in separate stores.
 type Compiled struct {
-	comp   *Component
+	comp   *binary.Component
 	engine *engine.Engine
 
 	modules []*engine.Module // by core module index
@@ -26,8 +28,8 @@ type Compiled struct {
 	funcs, mems, tables, globals []coreRef
 	// tramps lists the canon definitions that become host functions (lower, resource.*), in
 	// the order of the host module's functions "t0", "t1", ….
-	tramps   []*Canon
-	trampIdx map[*Canon]int
+	tramps   []*binary.Canon
+	trampIdx map[*binary.Canon]int
 	host     *engine.HostModule
 	// liftGlue wraps, in a wasm function each, the trampolines a lift, a canon option or a
 	// destructor names as its core function (a lifted canon lower or resource built-in), so
@@ -39,51 +41,53 @@ type Compiled struct {
 	// modules and components resolve through it at compile time.
 	parent *Compiled
 	// coreInstOf maps a *CoreInstance definition to its index, instOf an *Instance.
-	coreInstOf map[*CoreInstance]int
-	instOf     map[*Instance]int
+	coreInstOf map[*binary.CoreInstance]int
+	instOf     map[*binary.Instance]int
 	// resources lists the component's own resource types (resource type definitions).
-	resources []*Resource
+	resources []*binary.Resource
 	// resourceNames names the resources that have no name of their own, for messages.
-	resourceNames map[*Resource]string
+	resourceNames map[*binary.Resource]string
+	// regKey finds, in a store, the instances of this component it holds.
+	regKey *engine.Key[*storeInstances]
 }
 
 // resourceNames finds the names the component's own resource types are exported under:
 // directly, or through a nested component that re-exports the type it imports (wit-component's
 // shims for exported interfaces).
-func resourceNames(c *Component) map[*Resource]string {
-	names := map[*Resource]string{}
-	res := func(c *Component, i uint32) *Resource {
+func resourceNames(c *binary.Component) map[*binary.Resource]string {
+	names := map[*binary.Resource]string{}
+	res := func(c *binary.Component, i uint32) *binary.Resource {
 		if int(i) < len(c.Types) {
-			if rt, ok := c.Types[i].Type.(*ResourceType); ok {
+			if rt, ok := c.Types[i].Type.(*binary.ResourceType); ok {
 				return rt.Resource
 			}
 		}
 		return nil
 	}
 	for _, e := range c.Exports {
-		if r := res(c, e.Index); e.Sort == SortType && r != nil && names[r] == "" {
+		if r := res(c, e.Index); e.Sort == binary.SortType && r != nil && names[r] == "" {
 			names[r] = e.Name.Raw
 		}
 	}
 	for _, d := range c.Definitions {
-		inst, ok := d.(*Instance)
+		inst, ok := d.(*binary.Instance)
 		if !ok || inst.FromExports || int(inst.Component) >= len(c.Components) {
 			continue
 		}
-		nc, ok := c.Components[inst.Component].Def.(*NestedComponent)
+		nc, ok := c.Components[inst.Component].Def.(*binary.NestedComponent)
 		if !ok {
 			continue
 		}
 		for _, a := range inst.Args {
 			r := res(c, a.Index)
-			if a.Sort != SortType || r == nil || names[r] != "" {
+			if a.Sort != binary.SortType || r == nil || names[r] != "" {
 				continue
 			}
 			for _, x := range nc.Component.Exports {
-				if x.Sort != SortType || int(x.Index) >= len(nc.Component.Types) {
+				if x.Sort != binary.SortType || int(x.Index) >= len(nc.Component.Types) {
 					continue
 				}
-				if im, ok := nc.Component.Types[x.Index].Def.(*Import); ok && im.Name.Raw == a.Name {
+				if im, ok := nc.Component.Types[x.Index].Def.(*binary.Import); ok && im.Name.Raw == a.Name {
 					names[r] = x.Name.Raw
 				}
 			}
@@ -103,7 +107,7 @@ type coreRef struct {
 // coreInstPlan is a core instance: a module instantiation, or a bundle of exports that needs a
 // glue instance when it is passed as an instantiation argument.
 type coreInstPlan struct {
-	def  *CoreInstance
+	def  *binary.CoreInstance
 	glue *engine.Module // bundles used as arguments
 	// glueFrom lists the core instance indices the glue module imports from (as "i<n>").
 	glueFrom  []int
@@ -118,34 +122,60 @@ const canonModule = "kobako:canon"
 // The trampoline host module of each compiled component stays registered with e for e's
 // lifetime (engine has no way to release a host module), so compile a component once and keep
 // the *Compiled rather than compiling per use.
+//
+// The *Compiled does not keep wasm alive: once compiled, the decoded component's CoreModule.Bytes
+// are set to nil and its custom sections are copied (see releaseInput).
 func Compile(ctx context.Context, e *engine.Engine, wasm []byte) (*Compiled, error) {
-	c, err := Decode(wasm)
+	c, err := binary.Decode(wasm)
 	if err != nil {
 		return nil, err
 	}
-	return CompileDecoded(ctx, e, c)
+	cc, err := CompileDecoded(ctx, e, c)
+	if err != nil {
+		return nil, err
+	}
+	releaseInput(c)
+	return cc, nil
+}
+
+// releaseInput drops what aliases the binary c was decoded from: the core modules' bytes, whose
+// compiled form the engine holds, and the custom sections' data, copied. A component is mostly
+// its core modules, so keeping one sub-slice would keep the whole binary (11.5 MB for a
+// componentize-js plugin) for as long as the *Compiled lives.
+func releaseInput(c *binary.Component) {
+	for i := range c.Custom {
+		c.Custom[i].Data = bytes.Clone(c.Custom[i].Data)
+	}
+	for _, d := range c.Definitions {
+		switch d := d.(type) {
+		case *binary.CoreModule:
+			d.Bytes = nil
+		case *binary.NestedComponent:
+			releaseInput(d.Component)
+		}
+	}
 }
 
 // CompileDecoded compiles an already decoded component.
-func CompileDecoded(ctx context.Context, e *engine.Engine, c *Component) (*Compiled, error) {
+func CompileDecoded(ctx context.Context, e *engine.Engine, c *binary.Component) (*Compiled, error) {
 	return compile(ctx, e, c, nil)
 }
 
-func compile(ctx context.Context, e *engine.Engine, c *Component, parent *Compiled) (*Compiled, error) {
-	cc := &Compiled{comp: c, engine: e, parent: parent, trampIdx: map[*Canon]int{}, coreInstOf: map[*CoreInstance]int{}, instOf: map[*Instance]int{}}
+func compile(ctx context.Context, e *engine.Engine, c *binary.Component, parent *Compiled) (*Compiled, error) {
+	cc := &Compiled{comp: c, engine: e, parent: parent, trampIdx: map[*binary.Canon]int{}, coreInstOf: map[*binary.CoreInstance]int{}, instOf: map[*binary.Instance]int{}}
 	for i, it := range c.Instances {
-		if d, ok := it.Def.(*Instance); ok {
+		if d, ok := it.Def.(*binary.Instance); ok {
 			cc.instOf[d] = i
 		}
 	}
 	cc.modules = make([]*engine.Module, len(c.CoreModules))
 	for i, m := range c.CoreModules {
-		cm, ok := m.Def.(*CoreModule)
+		cm, ok := m.Def.(*binary.CoreModule)
 		if !ok {
 			// An outer alias names a module of an enclosing component, compiled before this
 			// one. Imported modules and modules aliased from instance exports stay nil and are
 			// refused at instantiation if used.
-			if a, ok := m.Def.(*Alias); ok && a.Kind == AliasOuter {
+			if a, ok := m.Def.(*binary.Alias); ok && a.Kind == binary.AliasOuter {
 				if p := cc.outer(a.Count); p != nil && int(a.Index) < len(p.modules) {
 					cc.modules[i] = p.modules[a.Index]
 				}
@@ -160,11 +190,11 @@ func compile(ctx context.Context, e *engine.Engine, c *Component, parent *Compil
 	}
 	cc.nested = make([]*Compiled, len(c.Components))
 	for i, it := range c.Components {
-		nc, ok := it.Def.(*NestedComponent)
+		nc, ok := it.Def.(*binary.NestedComponent)
 		if !ok {
 			// As for modules: an outer alias shares the enclosing component's *Compiled (the
 			// same component instantiated in two places); imported components stay nil.
-			if a, ok := it.Def.(*Alias); ok && a.Kind == AliasOuter {
+			if a, ok := it.Def.(*binary.Alias); ok && a.Kind == binary.AliasOuter {
 				if p := cc.outer(a.Count); p != nil && int(a.Index) < len(p.nested) {
 					cc.nested[i] = p.nested[a.Index]
 				}
@@ -179,14 +209,14 @@ func compile(ctx context.Context, e *engine.Engine, c *Component, parent *Compil
 	}
 	// Trampolines, in definition order.
 	for _, d := range c.Definitions {
-		if cn, ok := d.(*Canon); ok && cn.Kind != CanonLift {
+		if cn, ok := d.(*binary.Canon); ok && cn.Kind != binary.CanonLift {
 			cc.trampIdx[cn] = len(cc.tramps)
 			cc.tramps = append(cc.tramps, cn)
 		}
 	}
 	cc.coreInsts = make([]coreInstPlan, len(c.CoreInstances))
 	for i, it := range c.CoreInstances {
-		ci, ok := it.Def.(*CoreInstance)
+		ci, ok := it.Def.(*binary.CoreInstance)
 		if !ok {
 			continue // aliased core instances (of nested component instances): refused when used
 		}
@@ -194,24 +224,24 @@ func compile(ctx context.Context, e *engine.Engine, c *Component, parent *Compil
 		cc.coreInstOf[ci] = i
 	}
 	for _, t := range c.Types {
-		if rt, ok := t.Type.(*ResourceType); ok && rt.Resource.Local {
-			if _, isDef := t.Def.(*TypeDef); isDef {
+		if rt, ok := t.Type.(*binary.ResourceType); ok && rt.Resource.Local {
+			if _, isDef := t.Def.(*binary.TypeDef); isDef {
 				cc.resources = append(cc.resources, rt.Resource)
 			}
 		}
 	}
 	cc.resourceNames = resourceNames(c)
 	var err error
-	if cc.funcs, err = cc.resolveSpace(SortCoreFunc, len(c.CoreFuncs)); err != nil {
+	if cc.funcs, err = cc.resolveSpace(binary.SortCoreFunc, len(c.CoreFuncs)); err != nil {
 		return nil, err
 	}
-	if cc.mems, err = cc.resolveSpace(SortCoreMemory, len(c.CoreMemories)); err != nil {
+	if cc.mems, err = cc.resolveSpace(binary.SortCoreMemory, len(c.CoreMemories)); err != nil {
 		return nil, err
 	}
-	if cc.tables, err = cc.resolveSpace(SortCoreTable, len(c.CoreTables)); err != nil {
+	if cc.tables, err = cc.resolveSpace(binary.SortCoreTable, len(c.CoreTables)); err != nil {
 		return nil, err
 	}
-	if cc.globals, err = cc.resolveSpace(SortCoreGlobal, len(c.CoreGlobals)); err != nil {
+	if cc.globals, err = cc.resolveSpace(binary.SortCoreGlobal, len(c.CoreGlobals)); err != nil {
 		return nil, err
 	}
 	for i := range cc.coreInsts {
@@ -254,25 +284,25 @@ func (cc *Compiled) outer(count uint32) *Compiled {
 }
 
 // Component returns the decoded component.
-func (cc *Compiled) Component() *Component { return cc.comp }
+func (cc *Compiled) Component() *binary.Component { return cc.comp }
 
-func (cc *Compiled) space(s Sort) []Definition {
+func (cc *Compiled) space(s binary.Sort) []binary.Definition {
 	c := cc.comp
-	var defs []Definition
+	var defs []binary.Definition
 	switch s {
-	case SortCoreFunc:
+	case binary.SortCoreFunc:
 		for _, it := range c.CoreFuncs {
 			defs = append(defs, it.Def)
 		}
-	case SortCoreMemory:
+	case binary.SortCoreMemory:
 		for _, it := range c.CoreMemories {
 			defs = append(defs, it.Def)
 		}
-	case SortCoreTable:
+	case binary.SortCoreTable:
 		for _, it := range c.CoreTables {
 			defs = append(defs, it.Def)
 		}
-	case SortCoreGlobal:
+	case binary.SortCoreGlobal:
 		for _, it := range c.CoreGlobals {
 			defs = append(defs, it.Def)
 		}
@@ -280,7 +310,7 @@ func (cc *Compiled) space(s Sort) []Definition {
 	return defs
 }
 
-func (cc *Compiled) resolveSpace(s Sort, n int) ([]coreRef, error) {
+func (cc *Compiled) resolveSpace(s binary.Sort, n int) ([]coreRef, error) {
 	defs := cc.space(s)
 	refs := make([]coreRef, n)
 	for i := range refs {
@@ -296,17 +326,17 @@ func (cc *Compiled) resolveSpace(s Sort, n int) ([]coreRef, error) {
 
 // resolveCore follows aliases of bundled core instances to the module instance (or trampoline)
 // that really provides core item i of sort s.
-func (cc *Compiled) resolveCore(s Sort, defs []Definition, i uint32, depth int) (coreRef, error) {
-	if depth > MaxNesting*4 || int(i) >= len(defs) {
+func (cc *Compiled) resolveCore(s binary.Sort, defs []binary.Definition, i uint32, depth int) (coreRef, error) {
+	if depth > binary.MaxNesting*4 || int(i) >= len(defs) {
 		return coreRef{}, fmt.Errorf("%s %d cannot be resolved", s, i)
 	}
 	switch d := defs[i].(type) {
-	case *Canon:
+	case *binary.Canon:
 		if k, ok := cc.trampIdx[d]; ok {
 			return coreRef{tramp: k, inst: -1}, nil
 		}
-	case *Alias:
-		if d.Kind != AliasCoreInstanceExport || int(d.Instance) >= len(cc.coreInsts) {
+	case *binary.Alias:
+		if d.Kind != binary.AliasCoreInstanceExport || int(d.Instance) >= len(cc.coreInsts) {
 			break
 		}
 		p := cc.coreInsts[d.Instance]
@@ -325,19 +355,19 @@ func (cc *Compiled) resolveCore(s Sort, defs []Definition, i uint32, depth int) 
 			}
 		}
 	}
-	return coreRef{}, fmt.Errorf("%s %d: %w: defined by %T", s, i, ErrRuntimeUnsupported, defs[i])
+	return coreRef{}, fmt.Errorf("%s %d: %w: it is %s", s, i, ErrRuntimeUnsupported, describeDef(defs[i]))
 }
 
-func (cc *Compiled) refOf(s Sort, i uint32) (coreRef, error) {
+func (cc *Compiled) refOf(s binary.Sort, i uint32) (coreRef, error) {
 	var refs []coreRef
 	switch s {
-	case SortCoreFunc:
+	case binary.SortCoreFunc:
 		refs = cc.funcs
-	case SortCoreMemory:
+	case binary.SortCoreMemory:
 		refs = cc.mems
-	case SortCoreTable:
+	case binary.SortCoreTable:
 		refs = cc.tables
-	case SortCoreGlobal:
+	case binary.SortCoreGlobal:
 		refs = cc.globals
 	default:
 		return coreRef{}, fmt.Errorf("%w: bundling a %s", ErrRuntimeUnsupported, s)
@@ -356,7 +386,7 @@ func (cc *Compiled) refOf(s Sort, i uint32) (coreRef, error) {
 // really lives and re-exports it under the bundle's name, so that the bundle can be passed to
 // engine.Store.Instantiate as one instance. It returns the module bytes and the core instances
 // it imports from.
-func (cc *Compiled) glueModule(d *CoreInstance) ([]byte, []int, error) {
+func (cc *Compiled) glueModule(d *binary.CoreInstance) ([]byte, []int, error) {
 	var types, imports, exports []byte
 	var nTypes, nImports uint32
 	var count [4]uint32 // func, table, memory, global
@@ -384,24 +414,24 @@ func (cc *Compiled) glueModule(d *CoreInstance) ([]byte, []int, error) {
 		imports = appendName(appendName(imports, mod), name)
 		var kind byte
 		switch et.Type.Kind {
-		case CoreExternFunc:
+		case binary.CoreExternFunc:
 			kind = 0
 			types = append(types, 0x60)
 			types = appendValTypes(appendValTypes(types, et.Type.Func.Params), et.Type.Func.Results)
 			imports = append(imports, 0x00)
-			imports = binary.AppendUvarint(imports, uint64(nTypes))
+			imports = encbin.AppendUvarint(imports, uint64(nTypes))
 			nTypes++
-		case CoreExternTable:
+		case binary.CoreExternTable:
 			kind = 1
 			t := et.Type.Table
 			imports = append(imports, 0x01, byte(t.Elem))
 			imports = appendLimits(imports, t.Min, t.Max, t.HasMax, false)
-		case CoreExternMemory:
+		case binary.CoreExternMemory:
 			kind = 2
 			m := et.Type.Memory
 			imports = append(imports, 0x02)
 			imports = appendLimits(imports, m.Min, m.Max, m.HasMax, m.Shared)
-		case CoreExternGlobal:
+		case binary.CoreExternGlobal:
 			kind = 3
 			mut := byte(0)
 			if et.Type.Global.Mutable {
@@ -414,7 +444,7 @@ func (cc *Compiled) glueModule(d *CoreInstance) ([]byte, []int, error) {
 		nImports++
 		exports = appendName(exports, e.Name)
 		exports = append(exports, kind)
-		exports = binary.AppendUvarint(exports, uint64(count[kind]))
+		exports = encbin.AppendUvarint(exports, uint64(count[kind]))
 		count[kind]++
 	}
 	out := []byte{0, 'a', 's', 'm', 1, 0, 0, 0}
@@ -425,12 +455,12 @@ func (cc *Compiled) glueModule(d *CoreInstance) ([]byte, []int, error) {
 }
 
 func appendName(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
+	b = encbin.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
 }
 
-func appendValTypes(b []byte, ts []CoreValType) []byte {
-	b = binary.AppendUvarint(b, uint64(len(ts)))
+func appendValTypes(b []byte, ts []binary.CoreValType) []byte {
+	b = encbin.AppendUvarint(b, uint64(len(ts)))
 	for _, t := range ts {
 		b = append(b, byte(t))
 	}
@@ -446,9 +476,9 @@ func appendLimits(b []byte, lo, hi uint64, hasMax, shared bool) []byte {
 		flag |= 2
 	}
 	b = append(b, flag)
-	b = binary.AppendUvarint(b, lo)
+	b = encbin.AppendUvarint(b, lo)
 	if hasMax {
-		b = binary.AppendUvarint(b, hi)
+		b = encbin.AppendUvarint(b, hi)
 	}
 	return b
 }
@@ -457,10 +487,10 @@ func appendSection(out []byte, id byte, n uint32, body []byte) []byte {
 	if n == 0 {
 		return out
 	}
-	content := binary.AppendUvarint(nil, uint64(n))
+	content := encbin.AppendUvarint(nil, uint64(n))
 	content = append(content, body...)
 	out = append(out, id)
-	out = binary.AppendUvarint(out, uint64(len(content)))
+	out = encbin.AppendUvarint(out, uint64(len(content)))
 	return append(out, content...)
 }
 
@@ -479,11 +509,11 @@ func (cc *Compiled) compileLiftGlue(ctx context.Context) error {
 		}
 	}
 	for _, d := range cc.comp.Definitions {
-		cn, ok := d.(*Canon)
+		cn, ok := d.(*binary.Canon)
 		if !ok {
 			continue
 		}
-		if cn.Kind == CanonLift {
+		if cn.Kind == binary.CanonLift {
 			use(cn.CoreFunc)
 		}
 		if cn.Options.HasRealloc {
@@ -509,22 +539,22 @@ func (cc *Compiled) compileLiftGlue(ctx context.Context) error {
 		types = appendValTypes(appendValTypes(types, ct.Params), ct.Results)
 		imports = appendName(appendName(imports, canonModule), cc.trampName(k))
 		imports = append(imports, 0x00)
-		imports = binary.AppendUvarint(imports, uint64(j))
-		funcs = binary.AppendUvarint(funcs, uint64(j))
+		imports = encbin.AppendUvarint(imports, uint64(j))
+		funcs = encbin.AppendUvarint(funcs, uint64(j))
 		name := "t" + strconv.Itoa(k)
 		cc.liftGlueNames[k] = name
 		exports = appendName(exports, name)
 		exports = append(exports, 0x00)
-		exports = binary.AppendUvarint(exports, uint64(len(need)+j))
+		exports = encbin.AppendUvarint(exports, uint64(len(need)+j))
 		body := []byte{0x00} // no locals
 		for p := range ct.Params {
 			body = append(body, 0x20) // local.get
-			body = binary.AppendUvarint(body, uint64(p))
+			body = encbin.AppendUvarint(body, uint64(p))
 		}
 		body = append(body, 0x10) // call
-		body = binary.AppendUvarint(body, uint64(j))
+		body = encbin.AppendUvarint(body, uint64(j))
 		body = append(body, 0x0b) // end
-		code = binary.AppendUvarint(code, uint64(len(body)))
+		code = encbin.AppendUvarint(code, uint64(len(body)))
 		code = append(code, body...)
 	}
 	n := uint32(len(need))

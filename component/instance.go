@@ -3,6 +3,7 @@ package component
 import (
 	"context"
 	"fmt"
+	"github.com/kobako/kobako/component/binary"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,38 +13,44 @@ import (
 	"github.com/kobako/kobako/engine"
 )
 
-// ComponentInstance is an instantiated component: its core instances in one engine store, its
+// Instance is an instantiated component: its core instances in one engine store, its
 // resource handle table, and the host functions its imports were linked to. Calls into it are
 // serialised by the spec's may_enter rule: a second call while one is running (from a host
 // function the guest called, or from another goroutine) fails with ErrReentrance rather than
 // racing. Use one instance per goroutine, or one store per concurrent user.
-type ComponentInstance struct {
-	cc     *Compiled
-	linker *Linker
-	store  *engine.Store
+type Instance struct {
+	cc    *Compiled
+	pre   *InstancePre // the imports of the root component, resolved once; nil when nested
+	store *engine.Store
 
 	core []*engine.Instance // by core instance index: module instances and glue instances
+
+	caller Caller // what host functions this instance calls are given
 
 	busy     atomic.Bool // !may_enter
 	mayLeave bool        // only touched while busy
 	dead     error       // set when a call overran the fuel limit; only touched while busy
 
 	table   *abi.ResourceTable
-	rtypes  map[*Resource]*abi.ResourceType
-	local   map[*abi.ResourceType]*Resource
+	rtypes  map[*binary.Resource]*abi.ResourceType
+	local   map[*abi.ResourceType]*binary.Resource
 	hostRes map[*abi.ResourceType]*HostResource
 
 	// parent is the instance that instantiated this nested component with args (nil for the
 	// top level); children are the nested component instances this one created.
-	parent   *ComponentInstance
-	args     []InstantiateArg
-	children map[*Instance]*ComponentInstance
+	parent   *Instance
+	args     []binary.InstantiateArg
+	children map[*binary.Instance]*Instance
+	// env is the instance of the component that defines this one's component: the scope its
+	// outer aliases reach. It is the parent, except for a component that came to the parent
+	// from elsewhere (an instance export, an import), which keeps the scope it was defined in.
+	env *Instance
 	// foreign maps the resource types of other component instances (a parent's, passed in as
 	// imports) to the instance that defines them and runs their destructors.
-	foreign map[*abi.ResourceType]*ComponentInstance
+	foreign map[*abi.ResourceType]*Instance
 
 	mu     *sync.Mutex // shared by an instance tree; guards the caches below and types
-	types  ABITypes
+	types  binary.ABITypes
 	funcs  map[uint32]*funcImpl
 	byName map[string]*Func
 	tramps []*trampState
@@ -55,30 +62,31 @@ type ComponentInstance struct {
 // host (host), with its abi type in this instance.
 type funcImpl struct {
 	ft    *abi.FuncType
-	lift  *Canon
+	lift  *binary.Canon
 	host  HostFunc
-	owner *ComponentInstance // the instance whose core function lift names
-	warm  *exportCall        // for lift: what every call needs, resolved by the first
+	owner *Instance   // the instance whose core function lift names
+	warm  *exportCall // for lift: what every call needs, resolved by the first
 }
 
-func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, parent *ComponentInstance, args []InstantiateArg) (*ComponentInstance, error) {
+func newInstance(ctx context.Context, pre *InstancePre, s *engine.Store, cc *Compiled, parent, env *Instance, args []binary.InstantiateArg) (*Instance, error) {
 	c := cc.comp
 	mu := &sync.Mutex{}
 	if parent != nil {
 		mu = parent.mu
 	}
-	in := &ComponentInstance{
-		cc: cc, linker: l, store: s, parent: parent, args: args, mu: mu,
-		children: map[*Instance]*ComponentInstance{},
-		foreign:  map[*abi.ResourceType]*ComponentInstance{},
+	in := &Instance{
+		cc: cc, pre: pre, store: s, parent: parent, env: env, args: args, mu: mu,
+		children: map[*binary.Instance]*Instance{},
+		foreign:  map[*abi.ResourceType]*Instance{},
 		core:     make([]*engine.Instance, len(c.CoreInstances)),
-		rtypes:   map[*Resource]*abi.ResourceType{},
-		local:    map[*abi.ResourceType]*Resource{},
+		rtypes:   map[*binary.Resource]*abi.ResourceType{},
+		local:    map[*abi.ResourceType]*binary.Resource{},
 		hostRes:  map[*abi.ResourceType]*HostResource{},
 		funcs:    map[uint32]*funcImpl{},
 		byName:   map[string]*Func{},
 		tramps:   make([]*trampState, len(cc.tramps)),
 	}
+	in.caller.in = in
 	// Resource types are generative: every instance gets fresh ones for its own definitions,
 	// and the host's for its imports. Those of a second instance of the component in the store
 	// are told apart in messages by its number.
@@ -103,7 +111,7 @@ func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, 
 	if err := in.bindImports(); err != nil {
 		return nil, err
 	}
-	in.types.Resource = func(r *Resource) *abi.ResourceType { return in.rtypes[r] }
+	in.types.Resource = in.runtimeResource
 	in.table = abi.NewResourceTable(locals...)
 	register(in)
 	ok := false
@@ -122,19 +130,19 @@ func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, 
 	}
 	for _, d := range c.Definitions {
 		switch d := d.(type) {
-		case *CoreInstance:
+		case *binary.CoreInstance:
 			if err := in.instantiateCore(ctx, cc.coreInstOf[d], d); err != nil {
 				return nil, err
 			}
-		case *Instance:
+		case *binary.Instance:
 			if d.FromExports {
 				continue
 			}
-			sub, err := in.component(d.Component, 0)
+			sub, env, err := in.component(d.Component, 0)
 			if err != nil {
 				return nil, fmt.Errorf("instantiating component %d (offset 0x%x): %w", d.Component, d.Offset, err)
 			}
-			child, err := newInstance(ctx, l, s, sub, in, d.Args)
+			child, err := newInstance(ctx, nil, s, sub, in, env, d.Args)
 			if err != nil {
 				return nil, fmt.Errorf("nested component %d: %w", d.Component, err)
 			}
@@ -142,7 +150,7 @@ func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, 
 			if err := in.bindChildResources(cc.instOf[d], child); err != nil {
 				return nil, fmt.Errorf("nested component %d: %w", d.Component, err)
 			}
-		case *Canon:
+		case *binary.Canon:
 			// Resolve trampolines as they are defined, so that an import the linker defines
 			// with the wrong Go type fails instantiation rather than the first call.
 			if k, ok := cc.trampIdx[d]; ok {
@@ -153,7 +161,7 @@ func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, 
 					return nil, err
 				}
 			}
-		case *Start:
+		case *binary.Start:
 			if err := in.start(ctx, d); err != nil {
 				return nil, err
 			}
@@ -167,7 +175,7 @@ func newInstance(ctx context.Context, l *Linker, s *engine.Store, cc *Compiled, 
 // (Explainer.md, "Start Definitions"). Without value definitions, which are out of scope, it
 // takes no arguments and returns nothing. It is called like an export from the host: through
 // canon lift, in an engine frame of its own (the store's fuel budget and deadline).
-func (in *ComponentInstance) start(ctx context.Context, d *Start) error {
+func (in *Instance) start(ctx context.Context, d *binary.Start) error {
 	if len(d.Args) != 0 || d.Results != 0 {
 		return fmt.Errorf("%w: start function with %d arguments and %d results: value definitions (offset 0x%x)", ErrRuntimeUnsupported, len(d.Args), d.Results, d.Offset)
 	}
@@ -180,61 +188,29 @@ func (in *ComponentInstance) start(ctx context.Context, d *Start) error {
 	if len(f.ft.Params()) != 0 || len(f.ft.Results()) != 0 {
 		return fmt.Errorf("start function %d: %w: type %s takes or returns values", d.Func, ErrRuntimeUnsupported, f.ft)
 	}
-	if _, err := f.callFrom(ctx, nil, true); err != nil {
+	if _, err := f.callFrom(ctx, in, nil, true, fmt.Sprintf("start function %d", d.Func)); err != nil {
 		return fmt.Errorf("start function %d: %w", d.Func, err)
 	}
 	return nil
 }
 
-// bindImports checks that the linker satisfies every import and binds imported resource types to
-// the host's.
-func (in *ComponentInstance) bindImports() error {
+// bindImports binds imported resource types to the host's, as the InstancePre resolved them.
+func (in *Instance) bindImports() error {
 	if in.parent != nil {
 		return in.bindArgs()
 	}
-	for _, im := range in.cc.comp.Imports {
-		switch im.Type.Sort {
-		case SortFunc:
-			if _, err := in.linker.importedFunc(Name{}, im.Name.Raw); err != nil {
-				return err
-			}
-		case SortType:
-			// A type import bounded by (eq …) to a resource imported earlier is that
-			// resource, not a new import for the host to satisfy.
-			if rt, ok := im.Type.Type.(*ResourceType); ok && in.rtypes[rt.Resource] == nil {
-				if err := in.bindResource(Name{}, im.Name.Raw, rt.Resource); err != nil {
-					return err
-				}
-			}
-		case SortInstance:
-			for _, d := range im.Type.Instance.Exports {
-				switch d.Type.Sort {
-				case SortFunc:
-					if _, err := in.linker.importedFunc(im.Name, d.Name.Raw); err != nil {
-						return err
-					}
-				case SortType:
-					if rt, ok := d.Type.Type.(*ResourceType); ok {
-						if err := in.bindResource(im.Name, d.Name.Raw, rt.Resource); err != nil {
-							return err
-						}
-					}
-				case SortInstance, SortComponent, SortCoreModule:
-					return fmt.Errorf("%w: import %s exports a %s", ErrRuntimeUnsupported, im.Name.Raw, d.Type.Sort)
-				}
-			}
-		default:
-			return fmt.Errorf("%w: import %s of sort %s", ErrRuntimeUnsupported, im.Name.Raw, im.Type.Sort)
-		}
+	for r, hr := range in.pre.res {
+		in.rtypes[r] = hr.Type
+		in.hostRes[hr.Type] = hr
 	}
 	return nil
 }
 
 // bindArgs binds the resource types a nested component imports to those of the arguments its
 // parent instantiated it with. Functions are resolved through the parent when first needed.
-func (in *ComponentInstance) bindArgs() error {
+func (in *Instance) bindArgs() error {
 	p := in.parent
-	bind := func(r *Resource, pr *Resource) error {
+	bind := func(r *binary.Resource, pr *binary.Resource) error {
 		rt := p.rtypes[pr]
 		if rt == nil {
 			return fmt.Errorf("BUG: resource %s has no type in the parent instance", pr.Name)
@@ -255,28 +231,28 @@ func (in *ComponentInstance) bindArgs() error {
 			return err
 		}
 		switch im.Type.Sort {
-		case SortType:
-			rt, ok := im.Type.Type.(*ResourceType)
+		case binary.SortType:
+			rt, ok := im.Type.Type.(*binary.ResourceType)
 			if !ok || in.rtypes[rt.Resource] != nil {
 				continue
 			}
-			prt, ok := p.cc.comp.Types[a.Index].Type.(*ResourceType)
+			prt, ok := p.cc.comp.Types[a.Index].Type.(*binary.ResourceType)
 			if !ok {
 				return fmt.Errorf("%w: import %s: argument is not a resource type", ErrLinkType, im.Name.Raw)
 			}
 			if err := bind(rt.Resource, prt.Resource); err != nil {
 				return err
 			}
-		case SortInstance:
+		case binary.SortInstance:
 			pt := p.cc.comp.Instances[a.Index].Type
 			for _, d := range im.Type.Instance.Exports {
-				rt, ok := d.Type.Type.(*ResourceType)
-				if d.Type.Sort != SortType || !ok || in.rtypes[rt.Resource] != nil {
+				rt, ok := d.Type.Type.(*binary.ResourceType)
+				if d.Type.Sort != binary.SortType || !ok || in.rtypes[rt.Resource] != nil {
 					continue
 				}
 				pd, ok := pt.Export(d.Name.Raw)
-				prt, isRes := pd.Type.Type.(*ResourceType)
-				if !ok || pd.Type.Sort != SortType || !isRes {
+				prt, isRes := pd.Type.Type.(*binary.ResourceType)
+				if !ok || pd.Type.Sort != binary.SortType || !isRes {
 					return fmt.Errorf("%w: import %s: argument has no resource type %q", ErrLinkType, im.Name.Raw, d.Name.Raw)
 				}
 				if err := bind(rt.Resource, prt.Resource); err != nil {
@@ -291,10 +267,10 @@ func (in *ComponentInstance) bindArgs() error {
 // bindChildResources binds the resource types the parent sees in the exports of nested instance
 // idx (fresh abstract types, as instantiation makes them) to the child's types, so that values of
 // them cross between the two and the child's destructors run.
-func (in *ComponentInstance) bindChildResources(idx int, child *ComponentInstance) error {
+func (in *Instance) bindChildResources(idx int, child *Instance) error {
 	for _, d := range in.cc.comp.Instances[idx].Type.Exports {
-		rt, ok := d.Type.Type.(*ResourceType)
-		if d.Type.Sort != SortType || !ok || in.rtypes[rt.Resource] != nil {
+		rt, ok := d.Type.Type.(*binary.ResourceType)
+		if d.Type.Sort != binary.SortType || !ok || in.rtypes[rt.Resource] != nil {
 			continue
 		}
 		t, err := child.resourceType(d.Name.Raw)
@@ -315,7 +291,7 @@ func (in *ComponentInstance) bindChildResources(idx int, child *ComponentInstanc
 }
 
 // arg returns the argument the parent gave for the nested component's import name.
-func (in *ComponentInstance) arg(name string, sort Sort) (InstantiateArg, error) {
+func (in *Instance) arg(name string, sort binary.Sort) (binary.InstantiateArg, error) {
 	for _, a := range in.args {
 		if a.Name == name {
 			if a.Sort != sort {
@@ -324,20 +300,10 @@ func (in *ComponentInstance) arg(name string, sort Sort) (InstantiateArg, error)
 			return a, nil
 		}
 	}
-	return InstantiateArg{}, fmt.Errorf("%w: nested component import %q has no argument", ErrMissingImport, name)
+	return binary.InstantiateArg{}, fmt.Errorf("%w: nested component import %q has no argument", ErrMissingImport, name)
 }
 
-func (in *ComponentInstance) bindResource(iface Name, name string, r *Resource) error {
-	hr, err := in.linker.importedResource(iface, name)
-	if err != nil {
-		return err
-	}
-	in.rtypes[r] = hr.Type
-	in.hostRes[hr.Type] = hr
-	return nil
-}
-
-func (in *ComponentInstance) instantiateCore(ctx context.Context, idx int, d *CoreInstance) error {
+func (in *Instance) instantiateCore(ctx context.Context, idx int, d *binary.CoreInstance) error {
 	p := in.cc.coreInsts[idx]
 	imports := engine.Imports{}
 	var mod *engine.Module
@@ -380,7 +346,7 @@ func (in *ComponentInstance) instantiateCore(ctx context.Context, idx int, d *Co
 // with the instance marked as running (a call back into it through an import fails may_enter)
 // and allowed to call imports; the trampolines it calls find the instance as the pending one,
 // since the engine lists the core instance only once its start function returned.
-func (in *ComponentInstance) instantiateEngine(ctx context.Context, mod *engine.Module, imports engine.Imports) (*engine.Instance, error) {
+func (in *Instance) instantiateEngine(ctx context.Context, mod *engine.Module, imports engine.Imports) (*engine.Instance, error) {
 	reg := registry(in.store, in.cc)
 	in.busy.Store(true)
 	in.mayLeave = true
@@ -402,7 +368,7 @@ func (in *ComponentInstance) instantiateEngine(ctx context.Context, mod *engine.
 // coreModule returns core module i of the instance's component: one it defines or outer-aliases
 // (resolved at compile time), or, in a nested component, one its parent passed for an import,
 // or an outer alias of such an import in an enclosing component.
-func (in *ComponentInstance) coreModule(i uint32, depth int) (*engine.Module, error) {
+func (in *Instance) coreModule(i uint32, depth int) (*engine.Module, error) {
 	if int(i) < len(in.cc.modules) && in.cc.modules[i] != nil {
 		return in.cc.modules[i], nil
 	}
@@ -411,67 +377,89 @@ func (in *ComponentInstance) coreModule(i uint32, depth int) (*engine.Module, er
 		return nil, fmt.Errorf("core module %d cannot be resolved", i)
 	}
 	switch d := c.CoreModules[i].Def.(type) {
-	case *Import:
+	case *binary.Import:
 		if in.parent != nil {
-			a, err := in.arg(d.Name.Raw, SortCoreModule)
+			a, err := in.arg(d.Name.Raw, binary.SortCoreModule)
 			if err != nil {
 				return nil, err
 			}
 			return in.parent.coreModule(a.Index, depth+1)
 		}
 		return nil, fmt.Errorf("%w: core module %d is imported by the root component (the linker defines no modules)", ErrRuntimeUnsupported, i)
-	case *Alias:
-		if d.Kind == AliasOuter {
+	case *binary.Alias:
+		if d.Kind == binary.AliasOuter {
 			if p := in.enclosing(d.Count); p != nil {
 				return p.coreModule(d.Index, depth+1)
 			}
 			return nil, fmt.Errorf("BUG: core module %d: no instance of the component %d scopes out", i, d.Count)
 		}
-	}
-	return nil, fmt.Errorf("%w: core module %d is aliased from an instance export", ErrRuntimeUnsupported, i)
-}
-
-// component returns component i of the instance's component, as coreModule does modules.
-func (in *ComponentInstance) component(i uint32, depth int) (*Compiled, error) {
-	if int(i) < len(in.cc.nested) && in.cc.nested[i] != nil {
-		return in.cc.nested[i], nil
-	}
-	c := in.cc.comp
-	if int(i) >= len(c.Components) || depth > maxResolveDepth {
-		return nil, fmt.Errorf("component %d cannot be resolved", i)
-	}
-	switch d := c.Components[i].Def.(type) {
-	case *Import:
-		if in.parent != nil {
-			a, err := in.arg(d.Name.Raw, SortComponent)
+		if d.Kind == binary.AliasInstanceExport {
+			owner, j, err := in.exportOf(d.Instance, d.Name, binary.SortCoreModule, depth+1)
 			if err != nil {
 				return nil, err
 			}
+			return owner.coreModule(j, depth+1)
+		}
+	}
+	return nil, fmt.Errorf("%w: core module %d is %s", ErrRuntimeUnsupported, i, describeDef(c.CoreModules[i].Def))
+}
+
+// component returns component i of the instance's component, as coreModule does modules, with
+// the instance of the component that defines it (the scope of its outer aliases).
+func (in *Instance) component(i uint32, depth int) (*Compiled, *Instance, error) {
+	if int(i) < len(in.cc.nested) && in.cc.nested[i] != nil {
+		sub := in.cc.nested[i]
+		return sub, in.scopeOf(sub.parent), nil
+	}
+	c := in.cc.comp
+	if int(i) >= len(c.Components) || depth > maxResolveDepth {
+		return nil, nil, fmt.Errorf("component %d cannot be resolved", i)
+	}
+	switch d := c.Components[i].Def.(type) {
+	case *binary.Import:
+		if in.parent != nil {
+			a, err := in.arg(d.Name.Raw, binary.SortComponent)
+			if err != nil {
+				return nil, nil, err
+			}
 			return in.parent.component(a.Index, depth+1)
 		}
-		return nil, fmt.Errorf("%w: component %d is imported by the root component (the linker defines no components)", ErrRuntimeUnsupported, i)
-	case *Alias:
-		if d.Kind == AliasOuter {
+		return nil, nil, fmt.Errorf("%w: component %d is imported by the root component (the linker defines no components)", ErrRuntimeUnsupported, i)
+	case *binary.Alias:
+		switch d.Kind {
+		case binary.AliasOuter:
 			if p := in.enclosing(d.Count); p != nil {
 				return p.component(d.Index, depth+1)
 			}
-			return nil, fmt.Errorf("BUG: component %d: no instance of the component %d scopes out", i, d.Count)
+			return nil, nil, fmt.Errorf("BUG: component %d: no instance of the component %d scopes out", i, d.Count)
+		case binary.AliasInstanceExport:
+			owner, j, err := in.exportOf(d.Instance, d.Name, binary.SortComponent, depth+1)
+			if err != nil {
+				return nil, nil, err
+			}
+			return owner.component(j, depth+1)
 		}
 	}
-	return nil, fmt.Errorf("%w: component %d is aliased from an instance export", ErrRuntimeUnsupported, i)
+	return nil, nil, fmt.Errorf("%w: component %d is %s", ErrRuntimeUnsupported, i, describeDef(c.Components[i].Def))
 }
 
 // enclosing returns the instance of the component count scopes out of the definition of this
-// instance's component. Definitions flow only inward (by outer alias or as instantiation
-// arguments to nested instances), so that component's instance is an ancestor in the instance
-// tree, and the only one of it: a component cannot be instantiated inside itself.
-func (in *ComponentInstance) enclosing(count uint32) *ComponentInstance {
+// instance's component.
+func (in *Instance) enclosing(count uint32) *Instance {
 	target := in.cc.outer(count)
 	if target == nil {
 		return nil
 	}
-	for p := in; p != nil; p = p.parent {
-		if p.cc == target {
+	return in.scopeOf(target)
+}
+
+// scopeOf returns the instance of cc among the scopes that enclose this instance's component
+// (itself, then each env out). Definitions flow only inward (by outer alias, as instantiation
+// arguments, or out of an instance that keeps its env), so there is one such instance: a
+// component cannot be instantiated inside itself.
+func (in *Instance) scopeOf(cc *Compiled) *Instance {
+	for p := in; p != nil; p = p.env {
+		if p.cc == cc {
 			return p
 		}
 	}
@@ -479,18 +467,18 @@ func (in *ComponentInstance) enclosing(count uint32) *ComponentInstance {
 }
 
 // Store returns the engine store the instance lives in (for fuel, limits and closing).
-func (in *ComponentInstance) Store() *engine.Store { return in.store }
+func (in *Instance) Store() *engine.Store { return in.store }
 
 // Close closes the instance's store.
-func (in *ComponentInstance) Close(ctx context.Context) error { return in.store.Close(ctx) }
+func (in *Instance) Close(ctx context.Context) error { return in.store.Close(ctx) }
 
 // Handles returns the number of live handles in the instance's resource table.
-func (in *ComponentInstance) Handles() int { return in.table.Len() }
+func (in *Instance) Handles() int { return in.table.Len() }
 
 // Func returns the exported function name: "f" for a function exported at the root, or
 // "iface#f" for a function of an exported interface, where iface is the full interface name
 // ("docs:adder/add@0.1.0") or, when only one version is exported, the name without version.
-func (in *ComponentInstance) Func(name string) (*Func, error) {
+func (in *Instance) Func(name string) (*Func, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if f, ok := in.byName[name]; ok {
@@ -505,8 +493,8 @@ func (in *ComponentInstance) Func(name string) (*Func, error) {
 	return f, nil
 }
 
-func (in *ComponentInstance) findExport(name string, sort Sort) (*Export, error) {
-	var match []*Export
+func (in *Instance) findExport(name string, sort binary.Sort) (*binary.Export, error) {
+	var match []*binary.Export
 	for _, e := range in.cc.comp.Exports {
 		if e.Sort != sort {
 			continue
@@ -514,7 +502,7 @@ func (in *ComponentInstance) findExport(name string, sort Sort) (*Export, error)
 		if e.Name.Raw == name {
 			return e, nil
 		}
-		if sort == SortInstance && e.Name.Kind == NameInterface && e.Name.Unversioned() == name {
+		if sort == binary.SortInstance && e.Name.Kind == binary.NameInterface && e.Name.Unversioned() == name {
 			match = append(match, e)
 		}
 	}
@@ -527,16 +515,16 @@ func (in *ComponentInstance) findExport(name string, sort Sort) (*Export, error)
 	return nil, fmt.Errorf("%w: %q is ambiguous: %s and %s are exported", ErrNoExport, name, match[0].Name.Raw, match[1].Name.Raw)
 }
 
-func (in *ComponentInstance) exportedFunc(name string) (*funcImpl, error) {
+func (in *Instance) exportedFunc(name string) (*funcImpl, error) {
 	iface, fname, ok := splitHash(name)
 	if !ok {
-		e, err := in.findExport(name, SortFunc)
+		e, err := in.findExport(name, binary.SortFunc)
 		if err != nil {
 			return nil, err
 		}
 		return in.resolveFunc(e.Index, 0)
 	}
-	e, err := in.findExport(iface, SortInstance)
+	e, err := in.findExport(iface, binary.SortInstance)
 	if err != nil {
 		return nil, err
 	}
@@ -548,7 +536,7 @@ const maxResolveDepth = 64
 // resolveFunc finds what component function index i is, following exports and aliases, into
 // nested component instances and, for a nested component's imports, into its parent. The caller
 // holds in.mu.
-func (in *ComponentInstance) resolveFunc(i uint32, depth int) (*funcImpl, error) {
+func (in *Instance) resolveFunc(i uint32, depth int) (*funcImpl, error) {
 	if f, ok := in.funcs[i]; ok {
 		return f, nil
 	}
@@ -559,8 +547,8 @@ func (in *ComponentInstance) resolveFunc(i uint32, depth int) (*funcImpl, error)
 	var f *funcImpl
 	var err error
 	switch d := c.Funcs[i].Def.(type) {
-	case *Canon:
-		if d.Kind != CanonLift {
+	case *binary.Canon:
+		if d.Kind != binary.CanonLift {
 			return nil, fmt.Errorf("BUG: func %d defined by canon %s", i, d.Kind)
 		}
 		ft, err := in.types.Func(d.Func)
@@ -568,27 +556,27 @@ func (in *ComponentInstance) resolveFunc(i uint32, depth int) (*funcImpl, error)
 			return nil, err
 		}
 		f = &funcImpl{ft: ft, lift: d, owner: in}
-	case *Import:
+	case *binary.Import:
 		if in.parent == nil {
-			f, err = in.hostImpl(Name{}, d.Name.Raw, d.Type.Func)
+			f, err = in.hostImpl(binary.Name{}, d.Name.Raw, d.Type.Func)
 			break
 		}
-		a, aerr := in.arg(d.Name.Raw, SortFunc)
+		a, aerr := in.arg(d.Name.Raw, binary.SortFunc)
 		if aerr != nil {
 			return nil, aerr
 		}
 		f, err = in.parent.resolveFunc(a.Index, depth+1)
-	case *Alias:
-		if d.Kind != AliasInstanceExport {
+	case *binary.Alias:
+		if d.Kind != binary.AliasInstanceExport {
 			// Outer aliases may only name core modules, core types, components and types
 			// (Explainer.md, outeraliassort): functions are stateful. Decode refuses them.
 			return nil, fmt.Errorf("%w: func %d is an outer alias", ErrRuntimeUnsupported, i)
 		}
 		f, err = in.instanceFunc(d.Instance, d.Name, depth+1)
-	case *Export:
+	case *binary.Export:
 		f, err = in.resolveFunc(d.Index, depth+1)
 	default:
-		return nil, fmt.Errorf("%w: func %d defined by %T", ErrRuntimeUnsupported, i, d)
+		return nil, fmt.Errorf("%w: func %d is %s", ErrRuntimeUnsupported, i, describeDef(d))
 	}
 	if err != nil {
 		return nil, err
@@ -598,32 +586,32 @@ func (in *ComponentInstance) resolveFunc(i uint32, depth int) (*funcImpl, error)
 }
 
 // instanceFunc finds the function exported as name by component instance index i.
-func (in *ComponentInstance) instanceFunc(i uint32, name string, depth int) (*funcImpl, error) {
+func (in *Instance) instanceFunc(i uint32, name string, depth int) (*funcImpl, error) {
 	c := in.cc.comp
 	if int(i) >= len(c.Instances) || depth > maxResolveDepth {
 		return nil, fmt.Errorf("instance %d cannot be resolved", i)
 	}
 	switch d := c.Instances[i].Def.(type) {
-	case *Import:
+	case *binary.Import:
 		if in.parent != nil {
-			a, err := in.arg(d.Name.Raw, SortInstance)
+			a, err := in.arg(d.Name.Raw, binary.SortInstance)
 			if err != nil {
 				return nil, err
 			}
 			return in.parent.instanceFunc(a.Index, name, depth+1)
 		}
 		decl, ok := c.Instances[i].Type.Export(name)
-		if !ok || decl.Type.Sort != SortFunc {
+		if !ok || decl.Type.Sort != binary.SortFunc {
 			return nil, fmt.Errorf("%w: imported instance %s has no function %q", ErrNoExport, d.Name.Raw, name)
 		}
 		return in.hostImpl(d.Name, name, decl.Type.Func)
-	case *Instance:
+	case *binary.Instance:
 		if !d.FromExports {
 			child := in.children[d]
 			if child == nil {
 				return nil, fmt.Errorf("nested component instance %d is not instantiated yet", i)
 			}
-			e, err := child.findExport(name, SortFunc)
+			e, err := child.findExport(name, binary.SortFunc)
 			if err != nil {
 				return nil, err
 			}
@@ -631,40 +619,111 @@ func (in *ComponentInstance) instanceFunc(i uint32, name string, depth int) (*fu
 		}
 		for _, e := range d.Exports {
 			if e.Name.Raw == name {
-				if e.Sort != SortFunc {
+				if e.Sort != binary.SortFunc {
 					return nil, fmt.Errorf("%w: %q is a %s, not a function", ErrNoExport, name, e.Sort)
 				}
 				return in.resolveFunc(e.Index, depth+1)
 			}
 		}
 		return nil, fmt.Errorf("%w: instance has no function %q", ErrNoExport, name)
-	case *Export:
+	case *binary.Export:
 		return in.instanceFunc(d.Index, name, depth+1)
+	case *binary.Alias:
+		if d.Kind == binary.AliasInstanceExport {
+			owner, j, err := in.instanceExport(d.Instance, d.Name, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			return owner.instanceFunc(j, name, depth+1)
+		}
 	}
-	return nil, fmt.Errorf("%w: instance %d defined by %T", ErrRuntimeUnsupported, i, c.Instances[i].Def)
+	return nil, fmt.Errorf("%w: instance %d is %s", ErrRuntimeUnsupported, i, describeDef(c.Instances[i].Def))
 }
 
-func (in *ComponentInstance) hostImpl(iface Name, name string, t *FuncType) (*funcImpl, error) {
-	d, err := in.linker.importedFunc(iface, name)
-	if err != nil {
-		return nil, err
+// instanceExport finds the instance that component instance index i exports as name: its index
+// and the component instance in whose index space that index is (a nested one for an instance
+// that a nested component exports).
+func (in *Instance) instanceExport(i uint32, name string, depth int) (*Instance, uint32, error) {
+	return in.exportOf(i, name, binary.SortInstance, depth)
+}
+
+// exportOf finds the item of sort that component instance index i exports as name, as
+// instanceExport does instances.
+func (in *Instance) exportOf(i uint32, name string, sort binary.Sort, depth int) (*Instance, uint32, error) {
+	c := in.cc.comp
+	if int(i) >= len(c.Instances) || depth > maxResolveDepth {
+		return nil, 0, fmt.Errorf("instance %d cannot be resolved", i)
+	}
+	switch d := c.Instances[i].Def.(type) {
+	case *binary.Import:
+		if in.parent != nil {
+			a, err := in.arg(d.Name.Raw, binary.SortInstance)
+			if err != nil {
+				return nil, 0, err
+			}
+			return in.parent.exportOf(a.Index, name, sort, depth+1)
+		}
+		return nil, 0, fmt.Errorf("%w: %s %q exported by imported instance %s (root imports of instances export functions and types only)", ErrRuntimeUnsupported, sort, name, d.Name.Raw)
+	case *binary.Instance:
+		if !d.FromExports {
+			child := in.children[d]
+			if child == nil {
+				return nil, 0, fmt.Errorf("nested component instance %d is not instantiated yet", i)
+			}
+			e, err := child.findExport(name, sort)
+			if err != nil {
+				return nil, 0, err
+			}
+			return child, e.Index, nil
+		}
+		for _, e := range d.Exports {
+			if e.Name.Raw == name {
+				if e.Sort != sort {
+					return nil, 0, fmt.Errorf("%w: %q is a %s, not a %s", ErrNoExport, name, e.Sort, sort)
+				}
+				return in, e.Index, nil
+			}
+		}
+		return nil, 0, fmt.Errorf("%w: instance has no %s %q", ErrNoExport, sort, name)
+	case *binary.Export:
+		return in.exportOf(d.Index, name, sort, depth+1)
+	case *binary.Alias:
+		if d.Kind == binary.AliasInstanceExport {
+			owner, j, err := in.instanceExport(d.Instance, d.Name, depth+1)
+			if err != nil {
+				return nil, 0, err
+			}
+			return owner.exportOf(j, name, sort, depth+1)
+		}
+	}
+	return nil, 0, fmt.Errorf("%w: instance %d is %s", ErrRuntimeUnsupported, i, describeDef(c.Instances[i].Def))
+}
+
+func (in *Instance) hostImpl(iface binary.Name, name string, t *binary.FuncType) (*funcImpl, error) {
+	q := qualified(iface.Raw, name)
+	pf := in.pre.funcs[q]
+	if pf == nil {
+		return nil, fmt.Errorf("BUG: import %s was not prepared", q)
+	}
+	if pf.shared != nil {
+		return pf.shared, nil
 	}
 	ft, err := in.types.Func(t)
 	if err != nil {
 		return nil, err
 	}
-	f := &funcImpl{ft: ft, host: d.dyn, owner: in}
-	if d.dyn == nil {
-		if f.host, err = typedHost(d.typed, ft); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrLinkType, qualified(iface.Raw, name), err)
+	f := &funcImpl{ft: ft, host: pf.def.dyn, owner: in}
+	if f.host == nil {
+		if f.host, err = typedHost(pf.def, ft); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrLinkType, q, err)
 		}
 	}
 	return f, nil
 }
 
 // coreFunc returns the engine function behind core function index i.
-func (in *ComponentInstance) coreFunc(i uint32) (*engine.Function, error) {
-	r, err := in.cc.refOf(SortCoreFunc, i)
+func (in *Instance) coreFunc(i uint32) (*engine.Function, error) {
+	r, err := in.cc.refOf(binary.SortCoreFunc, i)
 	if err != nil {
 		return nil, err
 	}
@@ -696,11 +755,11 @@ type canonCall struct {
 }
 
 // initCanonCall fills c for canon options o of this instance.
-func (in *ComponentInstance) initCanonCall(c *canonCall, o *CanonOptions) error {
+func (in *Instance) initCanonCall(c *canonCall, o *binary.CanonOptions) error {
 	c.scope = &abi.BorrowScope{}
 	c.cx = abi.CallContext{Encoding: abi.StringEncoding(o.StringEncoding), Handles: in.table}
 	if o.HasMemory {
-		r, err := in.cc.refOf(SortCoreMemory, o.Memory)
+		r, err := in.cc.refOf(binary.SortCoreMemory, o.Memory)
 		if err != nil {
 			return err
 		}
@@ -757,4 +816,57 @@ func splitHash(s string) (string, string, bool) {
 		return "", s, false
 	}
 	return s[:i], s[i+1:], true
+}
+
+// ComponentInstance is the former name of Instance, kept so that code written against it still
+// builds.
+//
+// Deprecated: use Instance.
+type ComponentInstance = Instance
+
+// describeDef names the kind of definition d for error messages, in the component model's terms.
+func describeDef(d binary.Definition) string {
+	switch d := d.(type) {
+	case *binary.CoreModule:
+		return "a core module"
+	case *binary.CoreInstance:
+		return "a core instance"
+	case *binary.CoreTypeDef:
+		return "a core type"
+	case *binary.NestedComponent:
+		return "a nested component"
+	case *binary.Instance:
+		return "a component instance"
+	case *binary.Alias:
+		switch d.Kind {
+		case binary.AliasInstanceExport:
+			return fmt.Sprintf("an alias of export %q of instance %d", d.Name, d.Instance)
+		case binary.AliasCoreInstanceExport:
+			return fmt.Sprintf("an alias of export %q of core instance %d", d.Name, d.Instance)
+		}
+		return "an outer alias"
+	case *binary.TypeDef:
+		return "a type definition"
+	case *binary.Canon:
+		return "canon " + d.Kind.String()
+	case *binary.Start:
+		return "a start function"
+	case *binary.Import:
+		return fmt.Sprintf("import %s", d.Name.Raw)
+	case *binary.Export:
+		return fmt.Sprintf("export %s", d.Name.Raw)
+	}
+	return "an unknown definition"
+}
+
+// runtimeResource returns the abi type of resource r in this instance, following a fresh type
+// that an export ascription introduced to the resource it stands for.
+func (in *Instance) runtimeResource(r *binary.Resource) *abi.ResourceType {
+	for depth := 0; r != nil && depth < maxResolveDepth; depth++ {
+		if rt := in.rtypes[r]; rt != nil {
+			return rt
+		}
+		r = r.Of()
+	}
+	return nil
 }

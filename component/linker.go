@@ -3,6 +3,7 @@ package component
 import (
 	"context"
 	"fmt"
+	"github.com/kobako/kobako/component/binary"
 	"reflect"
 	"sort"
 	"sync"
@@ -12,10 +13,11 @@ import (
 )
 
 // HostFunc is a dynamic host implementation of an imported component function: it receives
-// the lifted arguments and returns the results to lower, as many as the function type has
-// (zero or one in the 0.2 component model). Own handles of host resources arrive as their rep;
-// borrows are valid only until the function returns. A returned error traps the calling guest.
-type HostFunc func(ctx context.Context, args []abi.Value) ([]abi.Value, error)
+// the calling instance and the lifted arguments and returns the results to lower, as many as the
+// function type has (zero or one in the 0.2 component model). Own handles of host resources
+// arrive as their rep; borrows are valid only until the function returns. A returned error traps
+// the calling guest.
+type HostFunc func(ctx context.Context, c *Caller, args []abi.Value) ([]abi.Value, error)
 
 // HostResource is a resource type implemented by the host. The guest holds handles to it; the
 // host identifies each resource by the rep it chose when it returned the own handle.
@@ -23,12 +25,16 @@ type HostResource struct {
 	// Type is the abi resource type, shared by every instance linked with it.
 	Type *abi.ResourceType
 	// Dtor, when set, runs when the guest drops an owning handle (resource.drop).
-	Dtor func(ctx context.Context, rep uint32) error
+	Dtor HostDtor
 }
 
 type hostDef struct {
 	dyn   HostFunc
-	typed reflect.Value // a Go func(context.Context, P...) (R?, error?)
+	typed reflect.Value // a Go func(context.Context, [*Caller | T,] P...) (R?, error?)
+	// lead is what the typed function takes between the context and the WIT parameters.
+	lead leadParam
+	// state, for lead == leadState, finds the value passed there from the Caller.
+	state func(*Caller) (reflect.Value, error)
 }
 
 // Linker holds the host definitions a component's imports are satisfied from: functions and
@@ -44,22 +50,24 @@ type Linker struct {
 	mu        sync.RWMutex
 	funcs     map[string]map[string]*hostDef
 	resources map[string]map[string]*HostResource
+	objs      map[string]reflect.Value // DefineInterface's values, by interface
 }
 
 // NewLinker returns an empty linker.
 func NewLinker() *Linker {
-	return &Linker{funcs: map[string]map[string]*hostDef{}, resources: map[string]map[string]*HostResource{}}
+	return &Linker{funcs: map[string]map[string]*hostDef{}, resources: map[string]map[string]*HostResource{},
+		objs: map[string]reflect.Value{}}
 }
 
 func checkIface(iface string) error {
 	if iface == "" {
 		return nil
 	}
-	n, err := ParseName(iface)
+	n, err := binary.ParseName(iface)
 	if err != nil {
 		return fmt.Errorf("component: linker: interface %q: %w", iface, err)
 	}
-	if n.Kind != NameInterface {
+	if n.Kind != binary.NameInterface {
 		return fmt.Errorf("component: linker: %q is not an interface name (ns:pkg/iface@version)", iface)
 	}
 	return nil
@@ -75,22 +83,51 @@ func (l *Linker) Define(iface, name string, fn HostFunc) error {
 }
 
 // DefineFunc defines a host function written as a typed Go function:
-// func(context.Context, P1, …, Pn) followed by the results (R, error), R, error or nothing. The
-// Go parameter and result types map to the WIT types through package abi's typed mapping
-// (abi.NewCodec); the mapping is checked when a component is instantiated against it.
+// func(context.Context, P1, …, Pn), or func(context.Context, *Caller, P1, …, Pn) to learn the
+// calling instance, followed by the results (R, error), R, error or nothing. The Go parameter
+// and result types map to the WIT types through package abi's typed mapping (abi.NewCodec); the
+// mapping is checked when a component is prepared or instantiated against it.
 func (l *Linker) DefineFunc(iface, name string, fn any) error {
 	v := reflect.ValueOf(fn)
-	if err := checkGoFunc(v); err != nil {
+	lead, err := checkGoFunc(v, nil)
+	if err != nil {
 		return fmt.Errorf("component: linker: %s: %w", qualified(iface, name), err)
 	}
-	return l.define(iface, name, &hostDef{typed: v})
+	return l.define(iface, name, &hostDef{typed: v, lead: lead})
+}
+
+// DefineFuncWith defines a typed host function that takes, after its context, the per-instance
+// host state of type T that get finds from the calling instance (wasmtime's Linker<T>): fn is a
+// func(context.Context, T, P1, …, Pn) with results as for DefineFunc. get typically reads an
+// engine.Key from the Caller's store; an error it returns traps the guest. One definition so
+// serves every instance, each with its own state.
+func DefineFuncWith[T any](l *Linker, get func(*Caller) (T, error), iface, name string, fn any) error {
+	if get == nil {
+		return fmt.Errorf("component: linker: %s: nil state getter", qualified(iface, name))
+	}
+	v := reflect.ValueOf(fn)
+	lead, err := checkGoFunc(v, reflect.TypeFor[T]())
+	if err != nil {
+		return fmt.Errorf("component: linker: %s: %w", qualified(iface, name), err)
+	}
+	state := func(c *Caller) (reflect.Value, error) {
+		x, err := get(c)
+		if err != nil {
+			return reflect.Value{}, err
+		}
+		if rv := reflect.ValueOf(x); rv.IsValid() && rv.Type() == v.Type().In(1) {
+			return rv, nil // a pointer or other concrete T: no copy needed
+		}
+		return reflect.ValueOf(&x).Elem(), nil
+	}
+	return l.define(iface, name, &hostDef{typed: v, lead: lead, state: state})
 }
 
 func (l *Linker) define(iface, name string, d *hostDef) error {
 	if err := checkIface(iface); err != nil {
 		return err
 	}
-	if _, err := ParseName(name); err != nil {
+	if _, err := binary.ParseName(name); err != nil {
 		return fmt.Errorf("component: linker: function name %q: %w", name, err)
 	}
 	l.mu.Lock()
@@ -107,11 +144,11 @@ func (l *Linker) define(iface, name string, d *hostDef) error {
 // DefineResource defines a host resource type name in interface iface ("" for a root import)
 // with an optional destructor, and returns it. Host functions of the same interface create
 // resources by returning abi.OwnValue(rep) for the rep of their choosing.
-func (l *Linker) DefineResource(iface, name string, dtor func(ctx context.Context, rep uint32) error) (*HostResource, error) {
+func (l *Linker) DefineResource(iface, name string, dtor HostDtor) (*HostResource, error) {
 	if err := checkIface(iface); err != nil {
 		return nil, err
 	}
-	if !isLabel(name) {
+	if !binary.IsLabel(name) {
 		return nil, fmt.Errorf("component: linker: resource name %q is not a kebab-case label", name)
 	}
 	r := &HostResource{Type: abi.NewResourceType(name), Dtor: dtor}
@@ -135,7 +172,7 @@ func qualified(iface, name string) string {
 
 // compatKey is the part of a version that semver-compatible versions share, or "" when only the
 // exact version matches.
-func compatKey(v Semver) string {
+func compatKey(v binary.Semver) string {
 	switch {
 	case v.Pre != "":
 		return ""
@@ -149,14 +186,14 @@ func compatKey(v Semver) string {
 
 // resolveIface finds the linker interface key that satisfies the import name imp. The caller
 // holds l.mu.
-func resolveIface[T any](defs map[string]T, imp Name) (string, bool) {
+func resolveIface[T any](defs map[string]T, imp binary.Name) (string, bool) {
 	if _, ok := defs[imp.Raw]; ok {
 		return imp.Raw, true
 	}
-	if imp.Kind != NameInterface || imp.Version == "" {
+	if imp.Kind != binary.NameInterface || imp.Version == "" {
 		return "", false
 	}
-	want, err := ParseSemver(imp.Version)
+	want, err := binary.ParseSemver(imp.Version)
 	if err != nil {
 		return "", false
 	}
@@ -165,13 +202,13 @@ func resolveIface[T any](defs map[string]T, imp Name) (string, bool) {
 		return "", false
 	}
 	var cands []string
-	vers := map[string]Semver{}
+	vers := map[string]binary.Semver{}
 	for k := range defs {
-		n, err := ParseName(k)
-		if err != nil || n.Kind != NameInterface || n.Unversioned() != imp.Unversioned() || n.Version == "" {
+		n, err := binary.ParseName(k)
+		if err != nil || n.Kind != binary.NameInterface || n.Unversioned() != imp.Unversioned() || n.Version == "" {
 			continue
 		}
-		v, err := ParseSemver(n.Version)
+		v, err := binary.ParseSemver(n.Version)
 		if err != nil || compatKey(v) != key {
 			continue
 		}
@@ -185,7 +222,7 @@ func resolveIface[T any](defs map[string]T, imp Name) (string, bool) {
 	return cands[0], true
 }
 
-func semverLess(a, b Semver) bool {
+func semverLess(a, b binary.Semver) bool {
 	if a.Major != b.Major {
 		return a.Major < b.Major
 	}
@@ -195,7 +232,8 @@ func semverLess(a, b Semver) bool {
 	return a.Patch < b.Patch
 }
 
-// Instantiate creates an instance of cc in store s, satisfying its imports from l. Its core
+// Instantiate creates an instance of cc in store s, satisfying its imports from l: Prepare and
+// InstancePre.Instantiate in one step (use them to instantiate one component many times). Its core
 // instances all count against the store's instance limit and share its fuel, and every call of
 // an export is held to the store's fuel and deadline as a whole; component start functions run
 // here, each in an engine frame of its own. A store may hold several component instances (of cc
@@ -203,17 +241,17 @@ func semverLess(a, b Semver) bool {
 // the store's limits and its fate: a trap in one discards the store, and closing one closes it.
 // When Instantiate fails the store may hold part of the instance and should be closed unless
 // the error left it usable (a link error before any code ran).
-func (l *Linker) Instantiate(ctx context.Context, s *engine.Store, cc *Compiled) (*ComponentInstance, error) {
-	in, err := newInstance(ctx, l, s, cc, nil, nil)
+func (l *Linker) Instantiate(ctx context.Context, s *engine.Store, cc *Compiled) (*Instance, error) {
+	pre, err := l.prepare(cc)
 	if err != nil {
 		return nil, fmt.Errorf("component: instantiate: %w", err)
 	}
-	return in, nil
+	return pre.Instantiate(ctx, s)
 }
 
 // InstantiateWithLimits creates a store with limits on the engine cc was compiled with and
 // instantiates cc in it. Closing the instance closes the store.
-func (l *Linker) InstantiateWithLimits(ctx context.Context, cc *Compiled, limits engine.Limits) (*ComponentInstance, error) {
+func (l *Linker) InstantiateWithLimits(ctx context.Context, cc *Compiled, limits engine.Limits) (*Instance, error) {
 	s, err := cc.engine.NewStore(ctx, limits)
 	if err != nil {
 		return nil, fmt.Errorf("component: instantiate: %w", err)
@@ -227,27 +265,26 @@ func (l *Linker) InstantiateWithLimits(ctx context.Context, cc *Compiled, limits
 }
 
 // importedFunc looks up the host function for import iface#name (iface is the import's name,
-// empty at the root).
-func (l *Linker) importedFunc(iface Name, name string) (*hostDef, error) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
+// empty at the root). The caller holds l.mu.
+func (l *Linker) importedFunc(iface binary.Name, name string) (*hostDef, error) {
 	key := ""
 	if iface.Raw != "" {
 		var ok bool
 		if key, ok = resolveIface(l.funcs, iface); !ok {
-			return nil, l.missing(iface, name)
+			key = ""
 		}
 	}
-	d, ok := l.funcs[key][name]
-	if !ok {
-		return nil, l.missing(iface, name)
+	if d, ok := l.funcs[key][name]; ok && (key != "" || iface.Raw == "") {
+		return d, nil
 	}
-	return d, nil
+	if d, found, err := l.objFunc(iface, name); found {
+		return d, err
+	}
+	return nil, l.missing(iface, name)
 }
 
-func (l *Linker) importedResource(iface Name, name string) (*HostResource, error) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
+// importedResource looks up the host resource type for import iface#name. The caller holds l.mu.
+func (l *Linker) importedResource(iface binary.Name, name string) (*HostResource, error) {
 	key := ""
 	if iface.Raw != "" {
 		var ok bool
@@ -264,16 +301,16 @@ func (l *Linker) importedResource(iface Name, name string) (*HostResource, error
 
 // missing builds the error for an unsatisfied import, naming the versions the linker does have
 // so that a version mismatch reads as one.
-func (l *Linker) missing(iface Name, name string) error {
+func (l *Linker) missing(iface binary.Name, name string) error {
 	var have []string
-	if iface.Kind == NameInterface {
+	if iface.Kind == binary.NameInterface {
 		for k := range l.funcs {
-			if n, err := ParseName(k); err == nil && n.Unversioned() == iface.Unversioned() {
+			if n, err := binary.ParseName(k); err == nil && n.Unversioned() == iface.Unversioned() {
 				have = append(have, k)
 			}
 		}
 		for k := range l.resources {
-			if n, err := ParseName(k); err == nil && n.Unversioned() == iface.Unversioned() && l.funcs[k] == nil {
+			if n, err := binary.ParseName(k); err == nil && n.Unversioned() == iface.Unversioned() && l.funcs[k] == nil {
 				have = append(have, k)
 			}
 		}
@@ -306,19 +343,19 @@ func (l *Linker) DefineUnknownImportsAsTraps(cc *Compiled) error {
 	defer l.mu.Unlock()
 	for _, im := range cc.comp.Imports {
 		switch im.Type.Sort {
-		case SortFunc:
-			l.trapFunc(Name{}, im.Name.Raw)
-		case SortType:
-			if _, ok := im.Type.Type.(*ResourceType); ok {
-				l.trapResource(Name{}, im.Name.Raw)
+		case binary.SortFunc:
+			l.trapFunc(binary.Name{}, im.Name.Raw)
+		case binary.SortType:
+			if _, ok := im.Type.Type.(*binary.ResourceType); ok {
+				l.trapResource(binary.Name{}, im.Name.Raw)
 			}
-		case SortInstance:
+		case binary.SortInstance:
 			for _, d := range im.Type.Instance.Exports {
 				switch d.Type.Sort {
-				case SortFunc:
+				case binary.SortFunc:
 					l.trapFunc(im.Name, d.Name.Raw)
-				case SortType:
-					if _, ok := d.Type.Type.(*ResourceType); ok {
+				case binary.SortType:
+					if _, ok := d.Type.Type.(*binary.ResourceType); ok {
 						l.trapResource(im.Name, d.Name.Raw)
 					}
 				}
@@ -332,7 +369,7 @@ func (l *Linker) DefineUnknownImportsAsTraps(cc *Compiled) error {
 
 // trapFunc defines iface#name as a trapping function unless l satisfies it. The caller holds
 // l.mu for writing.
-func (l *Linker) trapFunc(iface Name, name string) {
+func (l *Linker) trapFunc(iface binary.Name, name string) {
 	key := iface.Raw
 	if key != "" {
 		if k, ok := resolveIface(l.funcs, iface); ok {
@@ -348,14 +385,14 @@ func (l *Linker) trapFunc(iface Name, name string) {
 		l.funcs[key] = m
 	}
 	q := qualified(iface.Raw, name)
-	m[name] = &hostDef{dyn: func(context.Context, []abi.Value) ([]abi.Value, error) {
+	m[name] = &hostDef{dyn: func(context.Context, *Caller, []abi.Value) ([]abi.Value, error) {
 		return nil, fmt.Errorf("%w: %s (the linker defines it only as a trap)", ErrUnknownImport, q)
 	}}
 }
 
 // trapResource defines resource type iface#name without a destructor unless l satisfies it. The
 // caller holds l.mu for writing.
-func (l *Linker) trapResource(iface Name, name string) {
+func (l *Linker) trapResource(iface binary.Name, name string) {
 	key := iface.Raw
 	if key != "" {
 		if k, ok := resolveIface(l.resources, iface); ok {

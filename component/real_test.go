@@ -54,19 +54,14 @@ func raceBuild() bool {
 
 // realInstance instantiates a compiled tool-plugin with the WASI 0.2 host, stderr going to errOut,
 // and with trap, every other import trapping when called.
-func realInstance(t testing.TB, cc *component.Compiled, errOut *bytes.Buffer, trap bool) *component.ComponentInstance {
+func realInstance(t testing.TB, cc *component.Compiled, errOut *bytes.Buffer, trap bool) *component.Instance {
 	return realInstanceLimits(t, cc, errOut, engine.DefaultLimits(), trap)
 }
 
-func realInstanceLimits(t testing.TB, cc *component.Compiled, errOut *bytes.Buffer, lim engine.Limits, trap bool) *component.ComponentInstance {
+func realInstanceLimits(t testing.TB, cc *component.Compiled, errOut *bytes.Buffer, lim engine.Limits, trap bool) *component.Instance {
 	t.Helper()
-	h, err := preview2.NewHost(preview2.Config{Args: []string{"plugin"}, Stderr: errOut})
+	l, err := preview2.Linker()
 	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close() })
-	l := component.NewLinker()
-	if err := h.Define(l); err != nil {
 		t.Fatal(err)
 	}
 	if trap {
@@ -74,7 +69,11 @@ func realInstanceLimits(t testing.TB, cc *component.Compiled, errOut *bytes.Buff
 			t.Fatal(err)
 		}
 	}
-	in, err := l.Instantiate(context.Background(), newStore(t, lim), cc)
+	s := newStore(t, lim)
+	if _, err := preview2.Bind(s, preview2.Config{Args: []string{"plugin"}, Stderr: errOut}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := l.Instantiate(context.Background(), s, cc)
 	if err != nil {
 		t.Fatalf("instantiate: %v", err)
 	}
@@ -82,7 +81,7 @@ func realInstanceLimits(t testing.TB, cc *component.Compiled, errOut *bytes.Buff
 }
 
 // callWAVE makes the call expr names on in and returns its result in WAVE.
-func callWAVE(ctx context.Context, in *component.ComponentInstance, expr string) (string, error) {
+func callWAVE(ctx context.Context, in *component.Instance, expr string) (string, error) {
 	call, err := wave.ParseCall(expr)
 	if err != nil {
 		return "", err

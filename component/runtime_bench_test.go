@@ -7,6 +7,7 @@ import (
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/component/binary"
 	"github.com/kobako/kobako/engine"
 )
 
@@ -33,7 +34,7 @@ func BenchmarkCallAddCore(b *testing.B) {
 	cc := compileFixture(b, calcWasm)
 	var core []byte
 	for _, d := range cc.Component().Definitions {
-		if m, ok := d.(*component.CoreModule); ok {
+		if m, ok := d.(*binary.CoreModule); ok {
 			core = m.Bytes
 			break
 		}
@@ -78,7 +79,7 @@ func BenchmarkHostImports(b *testing.B) {
 	l := component.NewLinker()
 	_, _ = l.DefineResource("docs:host/api@0.2.1", "blob", nil)
 	for _, name := range []string{"log", "name", "make", "[method]blob.size"} {
-		_ = l.Define("docs:host/api@0.2.1", name, func(context.Context, []abi.Value) ([]abi.Value, error) { return nil, nil })
+		_ = l.Define("docs:host/api@0.2.1", name, func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) { return nil, nil })
 	}
 	_ = l.DefineFunc("docs:host/api@0.2.1", "double", func(_ context.Context, x uint32) uint32 { return 2 * x })
 	in := instantiate(b, l, hostWasm)

@@ -75,7 +75,7 @@ func ExampleLinker_DefineFunc() {
 	const api = "docs:host/api@0.2.0"
 	l := component.NewLinker()
 	sizes := map[uint32]uint32{}
-	if _, err := l.DefineResource(api, "blob", func(_ context.Context, rep uint32) error {
+	if _, err := l.DefineResource(api, "blob", func(_ context.Context, _ *component.Caller, rep uint32) error {
 		delete(sizes, rep)
 		return nil
 	}); err != nil {
@@ -94,7 +94,7 @@ func ExampleLinker_DefineFunc() {
 		sizes[rep] = n
 		return rep
 	}))
-	check(l.Define(api, "[method]blob.size", func(_ context.Context, args []abi.Value) ([]abi.Value, error) {
+	check(l.Define(api, "[method]blob.size", func(_ context.Context, _ *component.Caller, args []abi.Value) ([]abi.Value, error) {
 		return []abi.Value{abi.U32Value(sizes[args[0].Rep()])}, nil
 	}))
 
@@ -154,5 +154,109 @@ func ExampleLinker_DefineUnknownImportsAsTraps() {
 	fmt.Println(errors.Is(err, component.ErrUnknownImport))
 	// Output:
 	// kobako
+	// true
+}
+
+// exampleLog is one store's host state for ExampleLinker_Prepare.
+type exampleLog struct{ lines []string }
+
+var exampleLogKey = engine.NewKey[*exampleLog]()
+
+// logAPI serves docs:host/api from its methods (DefineInterface): each method finds the calling
+// instance's state through its Caller.
+type logAPI struct{}
+
+func (logAPI) Double(_ context.Context, x uint32) uint32 { return 2 * x }
+func (logAPI) Name(context.Context) string               { return "kobako" }
+func (logAPI) Make(context.Context, uint32) uint32       { return 0 }
+func (logAPI) BlobSize(context.Context, uint32) uint32   { return 0 }
+func (logAPI) Log(_ context.Context, c *component.Caller, msg string) {
+	st, _ := exampleLogKey.Get(c.Store())
+	st.lines = append(st.lines, msg)
+}
+
+// Define a host interface once from a Go value, link a component once (Prepare), and
+// instantiate it in two stores, each with host state of its own.
+func ExampleLinker_Prepare() {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close(ctx)
+	b, err := os.ReadFile("testdata/runtime/host.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cc, err := component.Compile(ctx, e, b)
+	if err != nil {
+		log.Fatal(err)
+	}
+	l := component.NewLinker()
+	if _, err := l.DefineResource("docs:host/api@0.2.1", "blob", nil); err != nil {
+		log.Fatal(err)
+	}
+	if err := l.DefineInterface("docs:host/api@0.2.1", logAPI{}); err != nil {
+		log.Fatal(err)
+	}
+	pre, err := l.Prepare(cc) // every import resolved and type-checked here, once
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, x := range []uint32{1, 20} {
+		s, err := e.NewStore(ctx, engine.DefaultLimits())
+		if err != nil {
+			log.Fatal(err)
+		}
+		st := &exampleLog{}
+		exampleLogKey.Set(s, st)
+		in, err := pre.Instantiate(ctx, s)
+		if err != nil {
+			log.Fatal(err)
+		}
+		res, err := in.Call(ctx, "run", abi.U32Value(x))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(res[0].Uint(), st.lines)
+		_ = s.Close(ctx)
+	}
+	// Output:
+	// 3 [hello from guest]
+	// 41 [hello from guest]
+}
+
+// Bind an exported interface to a struct of typed Go functions, checked once against the WIT.
+func ExampleInstance_BindInterface() {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close(ctx)
+	b, err := os.ReadFile("testdata/runtime/calc.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cc, err := component.Compile(ctx, e, b)
+	if err != nil {
+		log.Fatal(err)
+	}
+	in, err := component.NewLinker().InstantiateWithLimits(ctx, cc, engine.DefaultLimits())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer in.Close(ctx)
+	var api struct {
+		Add func(context.Context, uint32, uint32) (uint32, error)
+		Mul func(context.Context, uint32, uint32) (uint32, error) `wit:",optional"` // not exported
+	}
+	if err := in.BindInterface("docs:calc/api", &api); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(api.Add(ctx, 40, 2))
+	fmt.Println(api.Mul == nil)
+	// Output:
+	// 42 <nil>
 	// true
 }

@@ -49,7 +49,7 @@ func newStore(t testing.TB, lim engine.Limits) *engine.Store {
 	return s
 }
 
-func instantiate(t testing.TB, l *component.Linker, path string) *component.ComponentInstance {
+func instantiate(t testing.TB, l *component.Linker, path string) *component.Instance {
 	t.Helper()
 	cc := compileFixture(t, path)
 	in, err := l.Instantiate(context.Background(), newStore(t, engine.DefaultLimits()), cc)

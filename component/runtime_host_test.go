@@ -33,7 +33,7 @@ func newBlobLinker(t *testing.T, iface string, typed bool) (*component.Linker, *
 			t.Fatal(err)
 		}
 	}
-	_, err := l.DefineResource(iface, "blob", func(_ context.Context, rep uint32) error {
+	_, err := l.DefineResource(iface, "blob", func(_ context.Context, _ *component.Caller, rep uint32) error {
 		if _, ok := h.sizes[rep]; !ok {
 			return fmt.Errorf("unknown blob %d", rep)
 		}
@@ -52,21 +52,21 @@ func newBlobLinker(t *testing.T, iface string, typed bool) (*component.Linker, *
 		must(l.DefineFunc(iface, "log", func(_ context.Context, msg string) { h.logs = append(h.logs, msg) }))
 		must(l.DefineFunc(iface, "name", func(context.Context) string { return "kobako" }))
 	} else {
-		must(l.Define(iface, "double", func(_ context.Context, args []abi.Value) ([]abi.Value, error) {
+		must(l.Define(iface, "double", func(_ context.Context, _ *component.Caller, args []abi.Value) ([]abi.Value, error) {
 			return []abi.Value{abi.U32Value(2 * uint32(args[0].Uint()))}, nil
 		}))
-		must(l.Define(iface, "log", func(_ context.Context, args []abi.Value) ([]abi.Value, error) {
+		must(l.Define(iface, "log", func(_ context.Context, _ *component.Caller, args []abi.Value) ([]abi.Value, error) {
 			h.logs = append(h.logs, args[0].Str())
 			return nil, nil
 		}))
-		must(l.Define(iface, "name", func(context.Context, []abi.Value) ([]abi.Value, error) {
+		must(l.Define(iface, "name", func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
 			return []abi.Value{abi.StringValue("kobako")}, nil
 		}))
 	}
-	must(l.Define(iface, "make", func(_ context.Context, args []abi.Value) ([]abi.Value, error) {
+	must(l.Define(iface, "make", func(_ context.Context, _ *component.Caller, args []abi.Value) ([]abi.Value, error) {
 		return []abi.Value{abi.OwnValue(make(uint32(args[0].Uint())))}, nil
 	}))
-	must(l.Define(iface, "[method]blob.size", func(_ context.Context, args []abi.Value) ([]abi.Value, error) {
+	must(l.Define(iface, "[method]blob.size", func(_ context.Context, _ *component.Caller, args []abi.Value) ([]abi.Value, error) {
 		n, ok := h.sizes[args[0].Rep()]
 		if !ok {
 			return nil, fmt.Errorf("unknown blob %d", args[0].Rep())
@@ -166,9 +166,9 @@ func TestRuntimeHostResources_Errors(t *testing.T) {
 func TestRuntimeReentrance_Errors(t *testing.T) {
 	ctx := context.Background()
 	l, _ := newBlobLinker(t, "docs:host/api@0.2.1", false)
-	var in *component.ComponentInstance
+	var in *component.Instance
 	var inner error
-	if err := l.Define("docs:host/api@0.2.1", "double", func(ctx context.Context, args []abi.Value) ([]abi.Value, error) {
+	if err := l.Define("docs:host/api@0.2.1", "double", func(ctx context.Context, _ *component.Caller, args []abi.Value) ([]abi.Value, error) {
 		_, inner = in.Call(ctx, "run", abi.U32Value(1))
 		return nil, inner
 	}); err != nil {
@@ -206,13 +206,13 @@ func TestRuntimeLink_Errors(t *testing.T) {
 			l, _ := newBlobLinker(t, "docs:host/api@0.2.1", false)
 			l2 := component.NewLinker()
 			_, _ = l2.DefineResource("docs:host/api@0.2.1", "blob", nil)
-			_ = l2.Define("docs:host/api@0.2.1", "double", func(context.Context, []abi.Value) ([]abi.Value, error) { return nil, nil })
+			_ = l2.Define("docs:host/api@0.2.1", "double", func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) { return nil, nil })
 			_ = l
 			return l2
 		}, component.ErrMissingImport, "docs:host/api@0.2.1#log"},
 		{"missing resource", func(t *testing.T) *component.Linker {
 			l := component.NewLinker()
-			_ = l.Define("docs:host/api@0.2.1", "double", func(context.Context, []abi.Value) ([]abi.Value, error) { return nil, nil })
+			_ = l.Define("docs:host/api@0.2.1", "double", func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) { return nil, nil })
 			return l
 		}, component.ErrMissingImport, "blob"},
 		{"typed mismatch", func(t *testing.T) *component.Linker {
@@ -276,7 +276,7 @@ func TestRuntimeHostStringEncodings(t *testing.T) {
 	for _, name := range []string{"kobako", "κόσμε 😀", "café"} {
 		t.Run(name, func(t *testing.T) {
 			l, h := newBlobLinker(t, "docs:host/api@0.2.1", false)
-			if err := l.Define("docs:host/api@0.2.1", "name", func(context.Context, []abi.Value) ([]abi.Value, error) {
+			if err := l.Define("docs:host/api@0.2.1", "name", func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
 				return []abi.Value{abi.StringValue(name)}, nil
 			}); err != nil {
 				t.Fatal(err)

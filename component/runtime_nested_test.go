@@ -46,7 +46,7 @@ func TestRuntimeNestedTwice(t *testing.T) {
 }
 
 // checkNestedTwice runs the tests of nested-twice.wasm on a fresh instance.
-func checkNestedTwice(t *testing.T, in *component.ComponentInstance) {
+func checkNestedTwice(t *testing.T, in *component.Instance) {
 	t.Helper()
 	ctx := context.Background()
 	call := func(fn string, args ...abi.Value) abi.Value {
@@ -132,12 +132,12 @@ func TestRuntimeTwoInstancesInOneStore(t *testing.T) {
 				checkNestedTwice(t, b) // b's counters start at 1: a's call did not touch them
 				return
 			}
-			for _, in := range []*component.ComponentInstance{a, b, a} {
+			for _, in := range []*component.Instance{a, b, a} {
 				if res, err := in.Call(ctx, "roundtrip", abi.U32Value(5)); err != nil || res[0].Uint() != 5 {
 					t.Fatalf("roundtrip = %v, %v", res, err)
 				}
 			}
-			for in, want := range map[*component.ComponentInstance]uint64{a: 2, b: 1} {
+			for in, want := range map[*component.Instance]uint64{a: 2, b: 1} {
 				if res, err := in.Call(ctx, "dropped"); err != nil || res[0].Uint() != want {
 					t.Fatalf("dropped = %v, %v; want %d", res, err, want)
 				}

@@ -102,14 +102,14 @@ func TestRuntimeConcurrentInstances(t *testing.T) {
 				return
 			}
 			defer s.Close(ctx)
-			var in *component.ComponentInstance
+			var in *component.Instance
 			if g%2 == 0 {
 				in, err = component.NewLinker().Instantiate(ctx, s, calc)
 			} else {
 				l := component.NewLinker()
 				_, _ = l.DefineResource("docs:host/api@0.2.0", "blob", nil)
 				for _, f := range []string{"double", "log", "name", "make", "[method]blob.size"} {
-					_ = l.Define("docs:host/api@0.2.0", f, func(_ context.Context, args []abi.Value) ([]abi.Value, error) {
+					_ = l.Define("docs:host/api@0.2.0", f, func(_ context.Context, _ *component.Caller, args []abi.Value) ([]abi.Value, error) {
 						if len(args) == 1 && args[0].Kind() == abi.KindU32 {
 							return []abi.Value{abi.U32Value(uint32(2 * args[0].Uint()))}, nil
 						}
@@ -176,5 +176,40 @@ func TestRuntimeSharedInstanceIsSerialised(t *testing.T) {
 	wg.Wait()
 	if ok == 0 || ok+refused != 1200 {
 		t.Fatalf("%d calls succeeded, %d refused", ok, refused)
+	}
+}
+
+// An export ascribed (sub resource) is a new abstract type for the validator, but the same
+// resource at run time: handles lifted as own<r2> are handles of the resource r1 names.
+func TestRuntimeAscribedResource(t *testing.T) {
+	ctx := context.Background()
+	in := instantiate(t, component.NewLinker(), "testdata/runtime/ascribe-fresh.wasm")
+	r1, err := in.ResourceType("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := in.ResourceType("r2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1 != r2 {
+		t.Fatalf("r1 is %v and r2 is %v at run time, want one resource", r1, r2)
+	}
+	fn, err := in.Func("make")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, ok := fn.Type().Results()[0].(*abi.HandleType); !ok || h.Resource() != r1 {
+		t.Fatalf("make returns %v, want own<%v>", fn.Type().Results()[0], r1)
+	}
+	res, err := fn.Call(ctx, abi.U32Value(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res[0].Rep(); got != 7 {
+		t.Fatalf("make(7) = own rep %d, want 7", got)
+	}
+	if err := in.DropResource(ctx, r1, 7); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -17,7 +17,7 @@ func TestDefineUnknownImportsAsTraps(t *testing.T) {
 	// The linker defines only name, at a semver-compatible version: the stand-ins must join that
 	// definition rather than shadow it with an exact-version one.
 	l := component.NewLinker()
-	if err := l.Define("docs:host/api@0.2.0", "name", func(context.Context, []abi.Value) ([]abi.Value, error) {
+	if err := l.Define("docs:host/api@0.2.0", "name", func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
 		return []abi.Value{abi.StringValue("kobako")}, nil
 	}); err != nil {
 		t.Fatal(err)
@@ -91,5 +91,42 @@ func TestDefineUnknownImportsAsTraps_KeepsDefinitions(t *testing.T) {
 func TestDefineUnknownImportsAsTraps_Nil(t *testing.T) {
 	if err := component.NewLinker().DefineUnknownImportsAsTraps(nil); err == nil {
 		t.Fatal("nil component accepted")
+	}
+}
+
+// TestRuntimeCanonicalABITrap checks the one failure vocabulary: a guest's canonical ABI breach,
+// in an export's results or in the arguments it passes an import, is an *engine.Trap of kind
+// TrapCanonicalABI whose cause is the abi error, and it discards the store.
+func TestRuntimeCanonicalABITrap(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name, path, fn string
+		args           []abi.Value
+		linker         func(t *testing.T) *component.Linker
+		cause          error
+		function       string
+	}{
+		{"export result", calcWasm, "bad-char", nil, func(*testing.T) *component.Linker { return component.NewLinker() },
+			abi.ErrInvalidChar, "bad-char"},
+		{"import argument", hostWasm, "bad-handle", nil, func(t *testing.T) *component.Linker {
+			l, _ := newBlobLinker(t, "docs:host/api@0.2.1", false)
+			return l
+		}, abi.ErrHandle, "canon lower [method]blob.size"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := instantiate(t, tt.linker(t), tt.path)
+			_, err := in.Call(ctx, tt.fn, tt.args...)
+			var trap *engine.Trap
+			if !errors.As(err, &trap) || trap.Kind != engine.TrapCanonicalABI || !errors.Is(err, engine.ErrCanonicalABI) {
+				t.Fatalf("err = %v, want a canonical ABI trap", err)
+			}
+			if !errors.Is(trap.Cause, tt.cause) || !strings.Contains(trap.Function, tt.function) {
+				t.Fatalf("trap %+v: want cause %v in a function naming %q", trap, tt.cause, tt.function)
+			}
+			if _, err := in.Call(ctx, tt.fn, tt.args...); !errors.Is(err, engine.ErrInstanceUnavailable) {
+				t.Fatalf("call after the breach: %v, want ErrInstanceUnavailable", err)
+			}
+		})
 	}
 }

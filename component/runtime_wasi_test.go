@@ -9,67 +9,68 @@ import (
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/component/binary"
 )
 
 // zeroValue builds the simplest value of a decoded type, for stub host functions.
-func zeroValue(t component.ValType) abi.Value {
+func zeroValue(t binary.ValType) abi.Value {
 	switch t := t.(type) {
 	case nil:
 		return abi.Value{}
-	case component.PrimType:
+	case binary.PrimType:
 		switch t {
-		case component.Bool:
+		case binary.Bool:
 			return abi.BoolValue(false)
-		case component.S8:
+		case binary.S8:
 			return abi.S8Value(0)
-		case component.U8:
+		case binary.U8:
 			return abi.U8Value(0)
-		case component.S16:
+		case binary.S16:
 			return abi.S16Value(0)
-		case component.U16:
+		case binary.U16:
 			return abi.U16Value(0)
-		case component.S32:
+		case binary.S32:
 			return abi.S32Value(0)
-		case component.U32:
+		case binary.U32:
 			return abi.U32Value(0)
-		case component.S64:
+		case binary.S64:
 			return abi.S64Value(0)
-		case component.U64:
+		case binary.U64:
 			return abi.U64Value(0)
-		case component.F32:
+		case binary.F32:
 			return abi.F32Value(0)
-		case component.F64:
+		case binary.F64:
 			return abi.F64Value(0)
-		case component.Char:
+		case binary.Char:
 			return abi.CharValue(0)
-		case component.String:
+		case binary.String:
 			return abi.StringValue("")
 		}
-	case *component.RecordType:
+	case *binary.RecordType:
 		fs := make([]abi.Value, len(t.Fields))
 		for i, f := range t.Fields {
 			fs[i] = zeroValue(f.Type)
 		}
 		return abi.RecordValue(fs...)
-	case *component.TupleType:
+	case *binary.TupleType:
 		es := make([]abi.Value, len(t.Elems))
 		for i, e := range t.Elems {
 			es[i] = zeroValue(e)
 		}
 		return abi.TupleValue(es...)
-	case *component.VariantType:
+	case *binary.VariantType:
 		return abi.VariantValue(0, zeroValue(t.Cases[0].Type))
-	case *component.ListType:
+	case *binary.ListType:
 		return abi.ListValue()
-	case *component.FlagsType:
+	case *binary.FlagsType:
 		return abi.FlagsValue(0)
-	case *component.EnumType:
+	case *binary.EnumType:
 		return abi.EnumValue(0)
-	case *component.OptionType:
+	case *binary.OptionType:
 		return abi.NoneValue()
-	case *component.ResultType:
+	case *binary.ResultType:
 		return abi.OkValue(zeroValue(t.OK))
-	case *component.OwnType:
+	case *binary.OwnType:
 		return abi.OwnValue(1)
 	}
 	panic("zeroValue: unexpected type")
@@ -93,26 +94,26 @@ func (w *wasiStub) linker(t *testing.T, cc *component.Compiled) *component.Linke
 	l := component.NewLinker()
 	errExit := errors.New("exit called")
 	for _, im := range cc.Component().Imports {
-		if im.Type.Sort != component.SortInstance {
+		if im.Type.Sort != binary.SortInstance {
 			t.Fatalf("unexpected import %s", im.Name)
 		}
 		iface := im.Name.Raw
 		for _, d := range im.Type.Instance.Exports {
 			name := d.Name.Raw
 			switch d.Type.Sort {
-			case component.SortType:
-				if _, ok := d.Type.Type.(*component.ResourceType); ok {
+			case binary.SortType:
+				if _, ok := d.Type.Type.(*binary.ResourceType); ok {
 					if _, err := l.DefineResource(iface, name, nil); err != nil {
 						t.Fatal(err)
 					}
 				}
 				continue
-			case component.SortFunc:
+			case binary.SortFunc:
 			default:
 				continue
 			}
 			ft := d.Type.Func
-			fn := func(_ context.Context, args []abi.Value) ([]abi.Value, error) {
+			fn := func(_ context.Context, _ *component.Caller, args []abi.Value) ([]abi.Value, error) {
 				if ft.Result == nil {
 					return nil, nil
 				}
@@ -120,29 +121,29 @@ func (w *wasiStub) linker(t *testing.T, cc *component.Compiled) *component.Linke
 			}
 			switch im.Name.Unversioned() + "#" + name {
 			case "wasi:cli/stdin#get-stdin":
-				fn = func(context.Context, []abi.Value) ([]abi.Value, error) {
+				fn = func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
 					return []abi.Value{abi.OwnValue(repStdin)}, nil
 				}
 			case "wasi:cli/stdout#get-stdout":
-				fn = func(context.Context, []abi.Value) ([]abi.Value, error) {
+				fn = func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
 					return []abi.Value{abi.OwnValue(repStdout)}, nil
 				}
 			case "wasi:cli/stderr#get-stderr":
-				fn = func(context.Context, []abi.Value) ([]abi.Value, error) {
+				fn = func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
 					return []abi.Value{abi.OwnValue(repStderr)}, nil
 				}
 			case "wasi:cli/environment#get-environment":
-				fn = func(context.Context, []abi.Value) ([]abi.Value, error) {
+				fn = func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
 					return []abi.Value{abi.ListValue(abi.TupleValue(abi.StringValue("HOME"), abi.StringValue("/home/kobako")))}, nil
 				}
 			case "wasi:cli/environment#get-arguments":
-				fn = func(context.Context, []abi.Value) ([]abi.Value, error) {
+				fn = func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
 					return []abi.Value{abi.ListValue(abi.StringValue("hello"), abi.StringValue("x"))}, nil
 				}
 			case "wasi:cli/exit#exit":
-				fn = func(context.Context, []abi.Value) ([]abi.Value, error) { return nil, errExit }
+				fn = func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) { return nil, errExit }
 			case "wasi:io/streams#[method]input-stream.read", "wasi:io/streams#[method]input-stream.blocking-read":
-				fn = func(_ context.Context, args []abi.Value) ([]abi.Value, error) {
+				fn = func(_ context.Context, _ *component.Caller, args []abi.Value) ([]abi.Value, error) {
 					buf := make([]byte, min(args[1].Uint(), 4096))
 					n, _ := w.stdin.Read(buf)
 					if n == 0 {
@@ -151,11 +152,11 @@ func (w *wasiStub) linker(t *testing.T, cc *component.Compiled) *component.Linke
 					return []abi.Value{abi.OkValue(abi.BytesValue(buf[:n]))}, nil
 				}
 			case "wasi:io/streams#[method]output-stream.check-write":
-				fn = func(context.Context, []abi.Value) ([]abi.Value, error) {
+				fn = func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
 					return []abi.Value{abi.OkValue(abi.U64Value(4096))}, nil
 				}
 			case "wasi:io/streams#[method]output-stream.write", "wasi:io/streams#[method]output-stream.blocking-write-and-flush":
-				fn = func(_ context.Context, args []abi.Value) ([]abi.Value, error) {
+				fn = func(_ context.Context, _ *component.Caller, args []abi.Value) ([]abi.Value, error) {
 					out := &w.stdout
 					if args[0].Rep() == repStderr {
 						out = &w.stderr

@@ -26,7 +26,7 @@ func newFixtureLinker(t *testing.T) (*component.Linker, *[]string) {
 			t.Fatal(err)
 		}
 	}
-	_, err := l.DefineResource(iface, "logger", func(_ context.Context, rep uint32) error {
+	_, err := l.DefineResource(iface, "logger", func(_ context.Context, _ *component.Caller, rep uint32) error {
 		calls = append(calls, fmt.Sprintf("drop logger %d", rep))
 		return nil
 	})

@@ -2,8 +2,9 @@
 // wazero's interpreter (never its compiler, never cgo) with the limits a plugin host needs:
 //
 //   - Compile once, instantiate many: Engine.Compile decodes and checks a module before wazero sees
-//     it (bounded locals, function and section sizes, counts; only WebAssembly 2.0 features), rewrites
-//     it for fuel metering and table limits, compiles it, and caches the result by content hash.
+//     it (bounded locals, function and section sizes, counts, adjustable through Config.DecodeLimits;
+//     only WebAssembly 2.0 features), rewrites it for fuel metering and table limits, compiles it,
+//     and caches the result by content hash.
 //   - A Store is one plugin instance: the core instances it holds share one fuel budget and one set
 //     of Limits (fuel per call, deadline, memory per linear memory, table elements, instance count).
 //     Every store has explicit limits; there is no unlimited default.
@@ -18,5 +19,5 @@
 //     crash the host process with a Go stack overflow.
 //
 // Host functions are defined once as a HostModule and imported into any number of stores; per-store
-// state is attached with Store.SetData and found through the Caller.
+// state is attached under a typed Key (NewKey) and found through the Caller.
 package engine

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -23,9 +24,9 @@ type Config struct {
 	// level starts a fresh wasm frame budget in wazero and uses Go stack, so without a bound a guest
 	// could crash the process with a Go stack overflow.
 	MaxReentry int
-	// DecodeLimits bound what a module may declare before it reaches wazero; the zero value means
-	// wasm.DefaultLimits().
-	DecodeLimits *wasm.Limits
+	// DecodeLimits bound what a module may declare before it reaches wazero; a zero field means
+	// the DefaultDecodeLimits value for that field.
+	DecodeLimits DecodeLimits
 }
 
 // DefaultMaxReentry is the default bound on guest→host→guest nesting.
@@ -67,10 +68,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.MaxReentry == 0 {
 		cfg.MaxReentry = DefaultMaxReentry
 	}
-	lim := wasm.DefaultLimits()
-	if cfg.DecodeLimits != nil {
-		lim = *cfg.DecodeLimits
-	}
+	lim := cfg.DecodeLimits.internal()
 	rc := wazero.NewRuntimeConfigInterpreter().
 		WithCoreFeatures(api.CoreFeaturesV2).
 		WithCustomSections(true).
@@ -104,17 +102,47 @@ func (e *Engine) Close(ctx context.Context) error {
 	return e.runtime.Close(ctx)
 }
 
-// Compile decodes, checks and meters a core module, compiled for tables of at most
-// DefaultTableElements elements. The result is cached by the content hash of wasm: compiling the
-// same bytes again returns the same *Module.
+// Compile decodes, checks and meters a core module. The result is cached by the content hash of
+// wasm: compiling the same bytes again returns the same *Module. One Module serves stores of any
+// Limits.TableElements: wazero has no table limit of its own, so the limit is written into the
+// declared maximum of the module's tables, and a store whose limit changes what would be written
+// instantiates a variant compiled for it on first use (cached too). A module that defines no
+// table, or only tables with small declared maxima, has one variant for every limit.
 func (e *Engine) Compile(ctx context.Context, wasmBytes []byte) (*Module, error) {
-	return e.CompileWithTableLimit(ctx, wasmBytes, DefaultTableElements)
+	sum := sha256.Sum256(wasmBytes)
+	return e.cached(moduleKey{sum: sum}, func() (*Module, error) {
+		d, err := wasm.Decode(wasmBytes, e.decode)
+		if err != nil {
+			return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+		}
+		// The first variant is for the default limit, or for the largest declared minimum if
+		// that is higher (a store allowing it instantiates this one as is).
+		limit := uint32(DefaultTableElements)
+		for _, t := range d.DeclaredTables {
+			limit = max(limit, t.Min)
+		}
+		m, err := e.compile(ctx, d, limit)
+		if err == nil && rewriteDependsOnLimit(d.DeclaredTables) {
+			m.src = bytes.Clone(wasmBytes)
+		}
+		return m, err
+	})
 }
 
-// CompileWithTableLimit is Compile for stores whose Limits.TableElements is tableMax: the limit is
-// written into each table's declared maximum, because wazero has no table limit of its own.
-func (e *Engine) CompileWithTableLimit(ctx context.Context, wasmBytes []byte, tableMax uint32) (*Module, error) {
-	key := moduleKey{sum: sha256.Sum256(wasmBytes), tableMax: tableMax}
+// rewriteDependsOnLimit reports whether the rewrite of a module with these tables differs between
+// table limits at or above their minima: only a table that may grow past its minimum gets the
+// limit written in as its maximum. Other modules need not keep their binary for variants.
+func rewriteDependsOnLimit(tables []wasm.TableType) bool {
+	for _, t := range tables {
+		if !t.HasMax || t.Max > t.Min {
+			return true
+		}
+	}
+	return false
+}
+
+// cached returns the module cached under key, or compiles it with compile and caches it.
+func (e *Engine) cached(key moduleKey, compile func() (*Module, error)) (*Module, error) {
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -129,7 +157,7 @@ func (e *Engine) CompileWithTableLimit(ctx context.Context, wasmBytes []byte, ta
 	e.modules[key] = ent
 	e.mu.Unlock()
 
-	ent.mod, ent.err = e.compile(ctx, wasmBytes, tableMax)
+	ent.mod, ent.err = compile()
 	if ent.mod != nil {
 		ent.mod.key = key
 	}
@@ -143,11 +171,46 @@ func (e *Engine) CompileWithTableLimit(ctx context.Context, wasmBytes []byte, ta
 	return ent.mod, ent.err
 }
 
-func (e *Engine) compile(ctx context.Context, wasmBytes []byte, tableMax uint32) (*Module, error) {
-	m, err := wasm.Decode(wasmBytes, e.decode)
-	if err != nil {
-		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+// variant returns the variant of m for stores whose table element limit is limit: m itself
+// when the limit writes the same table maxima into it, else a module compiled for the limit.
+func (e *Engine) variant(ctx context.Context, m *Module, limit uint32) (*Module, error) {
+	if m.servesTableLimit(limit) {
+		return m, nil
 	}
+	base := m.base
+	if base == nil {
+		base = m
+	}
+	if base.src == nil {
+		// Every table is fixed (maximum = minimum), so no limit at or above the minima changes the
+		// rewrite; a lower one is refused as the minimum check would.
+		for i, t := range base.declaredTables {
+			if t.Min > limit {
+				return nil, &Trap{Kind: TrapTableLimit, Cause: fmt.Errorf("table %d declares a minimum of %d elements, over the limit of %d", i, t.Min, limit)}
+			}
+		}
+		return m, nil
+	}
+	v, err := e.cached(moduleKey{sum: base.key.sum, tableMax: limit}, func() (*Module, error) {
+		d, err := wasm.Decode(base.src, e.decode)
+		if err != nil {
+			return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+		}
+		return e.compile(ctx, d, limit)
+	})
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	if v.base == nil && v != base {
+		v.base = base
+		base.variants = append(base.variants, v)
+	}
+	e.mu.Unlock()
+	return v, nil
+}
+
+func (e *Engine) compile(ctx context.Context, m *wasm.Module, tableMax uint32) (*Module, error) {
 	if err := m.CheckEngineFeatures(); err != nil {
 		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
 	}
@@ -156,6 +219,7 @@ func (e *Engine) compile(ctx context.Context, wasmBytes []byte, tableMax uint32)
 		FuelGlobal:       fuelGlobalName,
 		FuelHook:         fuelHookName,
 		MaxTableElements: tableMax,
+		EmptyModule:      emptyModuleName,
 	}
 	if !e.cfg.ProfileFunctions {
 		// Host calls skip the export wrapper (Function.CallStack charges its fuel instead); with

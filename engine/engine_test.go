@@ -37,7 +37,7 @@ func newEngine(t testing.TB, cfg engine.Config) *engine.Engine {
 func instantiate(t testing.TB, e *engine.Engine, name string, lim engine.Limits, imports engine.Imports) (*engine.Store, *engine.Instance) {
 	t.Helper()
 	ctx := context.Background()
-	m, err := e.CompileWithTableLimit(ctx, fixture(t, name), lim.TableElements)
+	m, err := e.Compile(ctx, fixture(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,9 +400,54 @@ func TestTableLimit(t *testing.T) {
 			t.Errorf("%s(%d) = %d, want %d", tc.fn, tc.delta, int32(res[0]), int32(tc.want))
 		}
 	}
-	_, err := e.Compile(ctx, fixture(t, "bigtable"))
+	// A table whose minimum is over the store's limit: the module compiles (another store may
+	// allow it), and instantiating it in this store is the trap.
+	big, err := e.Compile(ctx, fixture(t, "bigtable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := e.NewStore(ctx, engine.DefaultLimits())
+	defer s.Close(ctx)
+	_, err = s.Instantiate(ctx, big, nil)
 	if got := trapKind(t, err); got != engine.TrapTableLimit {
 		t.Fatalf("kind %v: %v", got, err)
+	}
+	lim.TableElements = 300_000
+	s2, _ := e.NewStore(ctx, lim)
+	defer s2.Close(ctx)
+	if _, err := s2.Instantiate(ctx, big, nil); err != nil {
+		t.Fatalf("instantiate in a store allowing 300,000 elements: %v", err)
+	}
+}
+
+// TestTableLimitVariants instantiates one compiled module in stores of different table limits:
+// each store's limit holds, whatever limit was compiled first.
+func TestTableLimitVariants(t *testing.T) {
+	e := newEngine(t, engine.Config{})
+	ctx := context.Background()
+	m, err := e.Compile(ctx, fixture(t, "tables"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []uint32{1000, 100_000, 1 << 20, 1000} {
+		lim := engine.DefaultLimits()
+		lim.TableElements = limit
+		s, err := e.NewStore(ctx, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := s.Instantiate(ctx, m, nil)
+		if err != nil {
+			t.Fatalf("limit %d: %v", limit, err)
+		}
+		// The table starts with 1 element: growing to the limit succeeds, one more fails.
+		for _, tc := range []struct{ delta, want uint64 }{{uint64(limit) - 1, 1}, {1, 0xffffffff}} {
+			res, err := in.Call(ctx, "grow_unbounded", tc.delta)
+			if err != nil || uint32(res[0]) != uint32(tc.want) {
+				t.Fatalf("limit %d: grow_unbounded(%d) = %v, %v; want %d", limit, tc.delta, res, err, int32(tc.want))
+			}
+		}
+		_ = s.Close(ctx)
 	}
 }
 

@@ -39,6 +39,10 @@ var (
 	ErrInstanceLimit = errors.New("instance limit exceeded")
 	// ErrHost: a host function failed and ended the call.
 	ErrHost = errors.New("host function failed")
+	// ErrCanonicalABI: a component guest broke the canonical ABI (a bad pointer or alignment,
+	// discriminant, char, string or handle, a re-entrant call); the Trap's Cause is the abi
+	// error naming where in the value.
+	ErrCanonicalABI = errors.New("canonical ABI violation")
 
 	// ErrInvalidModule: the bytes are not a module the engine accepts (malformed, over a decode
 	// limit, or using an unsupported feature). Wrapped with the reason.
@@ -74,6 +78,7 @@ const (
 	TrapTableLimit
 	TrapInstanceLimit
 	TrapHost
+	TrapCanonicalABI
 )
 
 var trapSentinels = map[TrapKind]error{
@@ -93,6 +98,7 @@ var trapSentinels = map[TrapKind]error{
 	TrapTableLimit:           ErrTableLimit,
 	TrapInstanceLimit:        ErrInstanceLimit,
 	TrapHost:                 ErrHost,
+	TrapCanonicalABI:         ErrCanonicalABI,
 }
 
 // String returns the kind's stable lower-case name, e.g. "fuel exhausted".
@@ -105,7 +111,8 @@ func (k TrapKind) String() string {
 
 // Trap is the one error type for everything that ends a guest call abnormally, except proc_exit
 // (*ExitError). Kind says what happened; Function names the wasm function where it happened when
-// the engine could tell; Cause holds the underlying error (a host function's error for TrapHost).
+// the engine could tell (the export called, for TrapCanonicalABI); Cause holds the underlying error
+// (a host function's error for TrapHost, the abi error for TrapCanonicalABI).
 type Trap struct {
 	Kind     TrapKind
 	Function string
@@ -118,7 +125,7 @@ func (t *Trap) Error() string {
 	if t.Function != "" {
 		msg += " in function " + t.Function
 	}
-	if t.Cause != nil && t.Kind == TrapHost {
+	if t.Cause != nil && (t.Kind == TrapHost || t.Kind == TrapCanonicalABI) {
 		msg += ": " + t.Cause.Error()
 	}
 	return msg

@@ -58,7 +58,7 @@ type HostFunc struct {
 
 // HostModule is a named set of host functions that guests import. Define it once (typically a
 // package-level value) and import it into any number of stores: the engine compiles it once. Per-store
-// state belongs in Store.SetData, reached from Fn through Caller.Store.
+// state belongs under a Key, reached from Fn through Caller.Store.
 type HostModule struct {
 	Name  string
 	Funcs []HostFunc

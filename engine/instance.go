@@ -74,7 +74,7 @@ func (in *Instance) Function(name string) (*Function, error) {
 	}
 	def := fn.Definition()
 	f := &Function{inst: in, name: name, fn: fn, params: fromAPITypes(def.ParamTypes()), result: fromAPITypes(def.ResultTypes())}
-	if c, ok := in.module.decoded.EntryCharges[name]; ok {
+	if c, ok := in.module.entryCharges[name]; ok {
 		if d := in.mod.ExportedFunction(directPrefix + name); d != nil {
 			f.fn, f.entry = d, c
 		}

@@ -8,16 +8,43 @@ import (
 	"github.com/kobako/kobako/internal/wasm"
 )
 
+// emptyModuleName is the import module name the rewrite gives imports whose module name is empty
+// (valid core wasm, but wazero links no module by that name). Module.Imports and the Imports a
+// store resolves keep the empty name; only wazero sees this one.
+const emptyModuleName = "kobako:empty"
+
 // Module is a compiled, metered core module. It is immutable and safe for concurrent use; instantiate
 // it in any number of stores.
+//
+// It keeps only what instantiation needs beside wazero's compiled code (memory and table minima,
+// whether there is a start function, the direct exports' entry charges): not the decoded module,
+// which aliases the input bytes, nor the rewritten bytes, so a compiled module costs the Go heap
+// little more than wazero's own compiled form.
 type Module struct {
 	engine   *Engine
-	decoded  *wasm.Module
-	compiled wazero.CompiledModule
-	tableMax uint32 // the table element limit written into the module's tables
-	key      moduleKey
+	memories []wasm.MemoryType // defined memories
+	tables   []wasm.TableType  // defined tables, with the maxima Instrument wrote
+	// declaredTables are the defined tables as the module declared them, before the rewrite.
+	declaredTables []wasm.TableType
+	// src is the module's binary, kept only when the rewrite depends on the table limit (a table
+	// that may grow past its minimum), so that a variant for another limit can be compiled.
+	src      []byte
+	hasStart bool
+	// entryCharges is wasm.Module.EntryCharges: the fuel a host call charges before calling an
+	// export through its direct export.
+	entryCharges map[string]int64
+	compiled     wazero.CompiledModule
+	tableMax     uint32 // the table element limit written into the module's tables
+	key          moduleKey
+	// base is the module Compile returned when this is a variant for another table limit;
+	// variants lists a base module's variants. Both are guarded by the engine's mutex.
+	base     *Module
+	variants []*Module
 	imports  []ImportDesc
 	exports  []ExportDesc
+	// renamedEmpty says that the module imports from the empty module name, which wazero sees as
+	// emptyModuleName.
+	renamedEmpty bool
 }
 
 // ImportDesc describes one import of a module.
@@ -63,11 +90,19 @@ func (k ExternKind) String() string {
 }
 
 func newModule(e *Engine, d *wasm.Module, cm wazero.CompiledModule, tableMax uint32) *Module {
-	m := &Module{engine: e, decoded: d, compiled: cm, tableMax: tableMax}
+	m := &Module{engine: e, compiled: cm, tableMax: tableMax,
+		memories: d.Memories, tables: d.Tables, declaredTables: d.DeclaredTables,
+		hasStart: d.StartFunc != nil, entryCharges: d.EntryCharges}
+	for _, im := range d.Imports {
+		m.renamedEmpty = m.renamedEmpty || im.Module == ""
+	}
 	for _, im := range cm.ImportedFunctions() {
 		mod, name, _ := im.Import()
 		if mod == fuelModuleName {
 			continue
+		}
+		if mod == emptyModuleName && m.renamedEmpty {
+			mod = ""
 		}
 		m.imports = append(m.imports, ImportDesc{Module: mod, Name: name, Kind: ExternFunc,
 			Params: fromAPITypes(im.ParamTypes()), Results: fromAPITypes(im.ResultTypes())})
@@ -95,11 +130,33 @@ func newModule(e *Engine, d *wasm.Module, cm wazero.CompiledModule, tableMax uin
 func (m *Module) Close(ctx context.Context) error {
 	e := m.engine
 	e.mu.Lock()
-	if ent, ok := e.modules[m.key]; ok && ent.mod == m {
-		delete(e.modules, m.key)
+	all := append([]*Module{m}, m.variants...)
+	m.variants = nil
+	for _, v := range all {
+		if ent, ok := e.modules[v.key]; ok && ent.mod == v {
+			delete(e.modules, v.key)
+		}
 	}
 	e.mu.Unlock()
+	for _, v := range all[1:] {
+		_ = v.compiled.Close(ctx)
+	}
 	return m.compiled.Close(ctx)
+}
+
+// servesTableLimit reports whether the module, compiled for tables of at most m.tableMax
+// elements, is what compiling it for limit would give: the same maximum written into every
+// table it defines.
+func (m *Module) servesTableLimit(limit uint32) bool {
+	if limit == m.tableMax {
+		return true
+	}
+	for _, t := range m.declaredTables {
+		if !t.HasMax || t.Max > min(limit, m.tableMax) {
+			return false
+		}
+	}
+	return true
 }
 
 // Imports lists the module's imports in declaration order (functions first), without the engine's

@@ -28,7 +28,7 @@ type Store struct {
 	fuelInst  api.Module  // nil once the store is closed
 	detached  detachedFuel
 	instances []*Instance
-	data      []dataEntry // few keys per store: a scan beats a map and allocates less
+	data      []dataEntry // Key values; few per store: a scan beats a map and allocates less
 
 	depth      int
 	dead       error
@@ -124,27 +124,6 @@ func (e *Engine) releaseFuelInstance(ctx context.Context, inst api.Module) {
 // Limits returns the store's limits.
 func (s *Store) Limits() Limits { return s.limits }
 
-// SetData attaches per-store host state under key (use an unexported key type, as with context).
-func (s *Store) SetData(key, value any) {
-	for i := range s.data {
-		if s.data[i].key == key {
-			s.data[i].value = value
-			return
-		}
-	}
-	s.data = append(s.data, dataEntry{key, value})
-}
-
-// Data returns the host state stored under key, or nil.
-func (s *Store) Data(key any) any {
-	for i := range s.data {
-		if s.data[i].key == key {
-			return s.data[i].value
-		}
-	}
-	return nil
-}
-
 type dataEntry struct{ key, value any }
 
 // Fuel returns the fuel left for the current or last call. It is negative when a call ran out.
@@ -218,19 +197,21 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 	if len(s.instances) >= s.limits.Instances {
 		return nil, &Trap{Kind: TrapInstanceLimit, Cause: fmt.Errorf("store already has %d instances", len(s.instances))}
 	}
-	for i, mem := range m.decoded.Memories {
+	for i, mem := range m.memories {
 		if mem.Min*wasmPage > s.limits.MemoryBytes {
 			return nil, &Trap{Kind: TrapMemoryLimit, Cause: fmt.Errorf("memory %d declares a minimum of %d pages (%d bytes), over the limit of %d bytes", i, mem.Min, mem.Min*wasmPage, s.limits.MemoryBytes)}
 		}
 	}
-	for i, tab := range m.decoded.Tables {
+	for i, tab := range m.tables {
 		if tab.Min > s.limits.TableElements {
 			return nil, &Trap{Kind: TrapTableLimit, Cause: fmt.Errorf("table %d declares a minimum of %d elements, over the limit of %d", i, tab.Min, s.limits.TableElements)}
 		}
 	}
-	if len(m.decoded.Tables) > 0 && m.tableMax > s.limits.TableElements {
-		// The limit is written into the module's tables at compile time; this one allows more.
-		return nil, fmt.Errorf("engine: instantiate: %w: module compiled for tables of up to %d elements, over the store's limit of %d; compile it with CompileWithTableLimit", ErrLink, m.tableMax, s.limits.TableElements)
+	// The limit is written into the module's tables at compile time: use the variant for this
+	// store's limit.
+	m, err := s.engine.variant(ctx, m, s.limits.TableElements)
+	if err != nil {
+		return nil, err
 	}
 	if err := checkLink(m, imports); err != nil {
 		return nil, err
@@ -256,8 +237,11 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 			return nil, fmt.Errorf("engine: instantiate: %w: unsupported provider %T for %q", ErrLink, p, im.Module)
 		}
 	}
+	if m.renamedEmpty {
+		resolved[emptyModuleName] = resolved[""]
+	}
 
-	if m.decoded.StartFunc != nil {
+	if m.hasStart {
 		// Only a start section runs code during instantiation; without one, the frame (deadline
 		// and store marker) would be set up for nothing.
 		fc := newFrameContext(ctx, s)
@@ -344,6 +328,15 @@ func signature(params, results []ValueType) string {
 		return "(" + strings.Join(parts, ", ") + ")"
 	}
 	return "func " + list(params) + " -> " + list(results)
+}
+
+// Discard marks the store as unusable after its guest broke a rule the engine cannot see (the
+// component model's canonical ABI, say) and left its state in doubt: later calls and
+// instantiations fail with ErrInstanceUnavailable, as after a trap. It does not close the store.
+func (s *Store) Discard() {
+	if s.dead == nil {
+		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
+	}
 }
 
 // OnClose registers f to run when the store is closed, so per-store host state (open files, say)

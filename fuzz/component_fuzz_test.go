@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/component/binary"
 )
 
-// FuzzDecodeComponent feeds arbitrary bytes to component.Decode, seeded with the component
-// fixtures. Decode must never panic, and every failure must be a *component.DecodeError that
+// FuzzDecodeComponent feeds arbitrary bytes to binary.Decode, seeded with the component
+// fixtures. Decode must never panic, and every failure must be a *binary.DecodeError that
 // wraps exactly one of the package's sentinels with an offset inside the input.
 func FuzzDecodeComponent(f *testing.F) {
 	for _, pattern := range []string{"*.wasm", "refuse/*.wasm", "invalid/*.wasm"} {
@@ -26,22 +26,22 @@ func FuzzDecodeComponent(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := component.Decode(b)
+		c, err := binary.Decode(b)
 		if err == nil {
 			if c == nil || c.Type == nil {
 				t.Fatal("Decode returned neither a component nor an error")
 			}
 			return
 		}
-		var de *component.DecodeError
+		var de *binary.DecodeError
 		if !errors.As(err, &de) {
-			t.Fatalf("error %v (%T) is not a *component.DecodeError", err, err)
+			t.Fatalf("error %v (%T) is not a *binary.DecodeError", err, err)
 		}
 		if de.Offset < 0 || de.Offset > len(b) {
 			t.Fatalf("offset %d outside the %d-byte input: %v", de.Offset, len(b), err)
 		}
 		n := 0
-		for _, s := range []error{component.ErrMalformed, component.ErrInvalid, component.ErrUnsupported, component.ErrLimit, component.ErrNotComponent} {
+		for _, s := range []error{binary.ErrMalformed, binary.ErrInvalid, binary.ErrUnsupported, binary.ErrLimit, binary.ErrNotComponent} {
 			if errors.Is(err, s) {
 				n++
 			}

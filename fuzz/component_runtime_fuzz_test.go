@@ -9,6 +9,7 @@ import (
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/component/binary"
 	"github.com/kobako/kobako/engine"
 )
 
@@ -30,7 +31,7 @@ func FuzzInstantiateComponent(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := component.Decode(b)
+		c, err := binary.Decode(b)
 		if err != nil {
 			return
 		}
@@ -59,7 +60,7 @@ func FuzzInstantiateComponent(f *testing.F) {
 			return
 		}
 		for _, ex := range c.Exports {
-			if ex.Sort != component.SortFunc {
+			if ex.Sort != binary.SortFunc {
 				continue
 			}
 			f, err := in.Func(ex.Name.Raw)
@@ -73,26 +74,26 @@ func FuzzInstantiateComponent(f *testing.F) {
 
 // stubLinker defines every function and resource a component imports; the functions fail,
 // which traps the guest, except those without results, which do nothing.
-func stubLinker(c *component.Component) *component.Linker {
+func stubLinker(c *binary.Component) *component.Linker {
 	l := component.NewLinker()
-	define := func(iface, name string, et component.ExternType) {
+	define := func(iface, name string, et binary.ExternType) {
 		switch et.Sort {
-		case component.SortFunc:
+		case binary.SortFunc:
 			ft := et.Func
-			_ = l.Define(iface, name, func(context.Context, []abi.Value) ([]abi.Value, error) {
+			_ = l.Define(iface, name, func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
 				if ft.Result != nil {
 					return nil, errStub
 				}
 				return nil, nil
 			})
-		case component.SortType:
-			if _, ok := et.Type.(*component.ResourceType); ok {
+		case binary.SortType:
+			if _, ok := et.Type.(*binary.ResourceType); ok {
 				_, _ = l.DefineResource(iface, name, nil)
 			}
 		}
 	}
 	for _, im := range c.Imports {
-		if im.Type.Sort == component.SortInstance {
+		if im.Type.Sort == binary.SortInstance {
 			for _, d := range im.Type.Instance.Exports {
 				define(im.Name.Raw, d.Name.Raw, d.Type)
 			}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kobako/kobako/internal/egress"
+	"github.com/kobako/kobako/egress"
 )
 
 // FuzzEgressURL feeds an allowlist entry and a URL through policy compilation and the URL

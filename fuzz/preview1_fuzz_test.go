@@ -87,7 +87,7 @@ func runPreview1Input(t *testing.T, data []byte) {
 		Stdin:  bytes.NewReader(img),
 		Clock:  wasi.NewFakeClock(time.Unix(1_700_000_000, 0), time.Millisecond),
 		Random: bytes.NewReader(bytes.Repeat([]byte{1}, 1<<18)),
-		Preopens: []preview1.Preopen{
+		Preopens: []wasi.Preopen{
 			{GuestPath: "/rw", HostDir: dir},
 			{GuestPath: "/ro", HostDir: dir, ReadOnly: true},
 			{GuestPath: "/fs", FS: fstest.MapFS{"a": {Data: []byte("a")}, "d/b": {}}},

@@ -3,146 +3,60 @@ package fuzz
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/json"
+	"context"
 	"errors"
-	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
-	"github.com/kobako/kobako/internal/egress"
 	"github.com/kobako/kobako/subako"
 )
 
-// FuzzSubakoMessage feeds stdout lines to the JSON-RPC line parser. Nothing may panic; a failure
-// wraps ErrMessage; an accepted message is consistent with its kind, and its id, when present, is
-// a JSON string or number that decodes.
-func FuzzSubakoMessage(f *testing.F) {
-	for _, s := range []string{
-		`{"jsonrpc":"2.0","id":"call-1","result":{"content":[{"type":"text","text":"x"}]}}`,
-		`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom","data":{}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}`,
-		`{"jsonrpc":"2.0","id":"r","method":"sampling/createMessage","params":[]}`,
-		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse"}}`,
-		`{"jsonrpc":"2.0","id":1e999,"result":{}}`,
-		`debug line`, `{}`, `{"jsonrpc":"2.0","id":"a","result":{},"result":7}`,
-	} {
-		f.Add([]byte(s))
+// FuzzSubakoLoadZip uploads arbitrary archives through Runtime.LoadZip, the entry point a
+// registry or an upload handler calls. Nothing may panic; a refusal wraps ErrPackage, ErrManifest
+// or ErrInvalidModule; an accepted package has a named manifest and the module it was given.
+// Seeded with a real package (the tiny fixture) so that mutations reach the manifest parser, the
+// upload checks and the compiler, not only the zip reader.
+func FuzzSubakoLoadZip(f *testing.F) {
+	tiny, err := os.ReadFile(filepath.Join("..", "subako", "testdata", "tiny.wasm"))
+	if err != nil {
+		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, line []byte) {
-		m, err := subako.ParseMessage(line)
-		if err != nil {
-			if !errors.Is(err, subako.ErrMessage) {
-				t.Fatalf("error %v does not wrap ErrMessage", err)
-			}
-			return
-		}
-		switch m.Kind {
-		case subako.KindNotification:
-			if m.ID != nil {
-				t.Fatalf("notification with id %s", m.ID)
-			}
-		case subako.KindRequest, subako.KindResult, subako.KindError:
-			var id any
-			d := json.NewDecoder(bytes.NewReader(m.ID))
-			d.UseNumber()
-			if err := d.Decode(&id); err != nil {
-				t.Fatalf("id %s does not decode: %v", m.ID, err)
-			}
-			switch id.(type) {
-			case string, json.Number:
-			default:
-				t.Fatalf("id %s is %T", m.ID, id)
-			}
-			if m.Kind == subako.KindResult && !json.Valid(m.Result) || m.Kind == subako.KindError && m.Error == nil {
-				t.Fatalf("inconsistent %+v", m)
-			}
-		default:
-			t.Fatalf("kind %d", m.Kind)
-		}
-	})
-}
-
-// FuzzSubakoHTTPRequest feeds request JSON to the subako_http parser. Nothing may panic; every
-// failure is an invalid_request *egress.Error; an accepted request has a URL, a documented method,
-// a known body and output type, and lower-case header names.
-func FuzzSubakoHTTPRequest(f *testing.F) {
-	for _, s := range []string{
-		`{"url":"https://a.example/"}`,
-		`{"method":"POST","url":"https://a.example/o","headers":{"accept":"application/json"},"body":{"type":"json","json":{"order":1042}},"output":{"type":"inline"},"follow_redirects":true,"timeout_ms":5000}`,
-		`{"method":"PUT","url":"https://a.example/u","body":{"type":"file","path":"/volume/tmp/in"},"output":{"type":"file","path":"/volume/tmp/out"}}`,
-		`{"url":"https://a.example/","body":{"type":"text","text":"hi"},"timeout_ms":1.5}`,
-		`{"url":"x","extra":1}`, `[]`, `{"url":"https://a/"} {}`,
-	} {
-		f.Add([]byte(s))
-	}
-	methods := map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := subako.ParseHTTPRequest(b)
-		if err != nil {
-			if k, ok := egress.KindOf(err); !ok || k != egress.KindInvalidRequest {
-				t.Fatalf("error %v is not invalid_request", err)
-			}
-			return
-		}
-		if r.URL == "" || !methods[r.Method] || r.Timeout < 0 {
-			t.Fatalf("accepted %+v", r)
-		}
-		if r.Output.Type != "inline" && (r.Output.Type != "file" || r.Output.Path == "") {
-			t.Fatalf("output %+v", r.Output)
-		}
-		if r.Body != nil && r.Body.Type != "text" && r.Body.Type != "file" && (r.Body.Type != "json" || !json.Valid(r.Body.JSON)) {
-			t.Fatalf("body %+v", r.Body)
-		}
-		for name := range r.Headers {
-			if bytes.ContainsAny([]byte(name), "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
-				t.Fatalf("header %q", name)
-			}
-		}
-	})
-}
-
-// FuzzSubakoZip feeds archives to the package zip reader. Nothing may panic; an accepted archive
-// has the manifest at its root and only valid paths, each readable.
-func FuzzSubakoZip(f *testing.F) {
-	mk := func(names ...string) []byte {
+	manifest := []byte(`{"abi":1,"name":"tiny","description":"Says hello."}`)
+	mk := func(files ...string) []byte {
 		var buf bytes.Buffer
 		zw := zip.NewWriter(&buf)
-		for _, n := range names {
-			w, _ := zw.Create(n)
-			w.Write([]byte(`{"abi":1,"name":"x"}`))
+		for i := 0; i+1 < len(files); i += 2 {
+			w, _ := zw.Create(files[i])
+			w.Write([]byte(files[i+1]))
 		}
 		zw.Close()
 		return buf.Bytes()
 	}
-	f.Add(mk(subako.ManifestFile, subako.ModuleFile, "assets/a.txt"))
-	f.Add(mk("pkg/", "pkg/"+subako.ManifestFile, "pkg/"+subako.ModuleFile))
-	f.Add(mk(subako.ManifestFile, "../x"))
-	f.Add(mk(subako.ManifestFile, "a", "a/b"))
-	f.Add([]byte("PK\x05\x06" + string(make([]byte, 18))))
+	f.Add(mk(subako.ManifestFile, string(manifest), subako.ModuleFile, string(tiny)))
+	f.Add(mk("pkg/"+subako.ManifestFile, string(manifest), "pkg/"+subako.ModuleFile, string(tiny), "pkg/assets/a.txt", "a"))
+	f.Add(mk(subako.ManifestFile, string(manifest), subako.ModuleFile, string(tiny), "assets", "not a directory"))
+	f.Add(mk(subako.ManifestFile, `{"abi":2}`, subako.ModuleFile, string(tiny)))
+	f.Add(mk(subako.ManifestFile, string(manifest), subako.ModuleFile, "\x00asm\x01\x00\x00\x00"))
+	f.Add(mk(subako.ManifestFile, string(manifest), "../x", ""))
+
+	ctx := context.Background()
+	rt, err := subako.New(ctx, subako.Config{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { rt.Close(ctx) })
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fsys, err := subako.ReadZip(bytes.NewReader(b), int64(len(b)))
+		pkg, err := rt.LoadZip(ctx, bytes.NewReader(b), int64(len(b)))
 		if err != nil {
-			if !errors.Is(err, subako.ErrPackage) && !errors.Is(err, subako.ErrManifest) {
-				t.Fatalf("error %v wraps neither ErrPackage nor ErrManifest", err)
+			if !errors.Is(err, subako.ErrPackage) && !errors.Is(err, subako.ErrManifest) && !errors.Is(err, subako.ErrInvalidModule) {
+				t.Fatalf("error %v wraps none of ErrPackage, ErrManifest, ErrInvalidModule", err)
 			}
 			return
 		}
-		if _, err := fs.Stat(fsys, subako.ManifestFile); err != nil {
-			t.Fatalf("accepted without a manifest: %v", err)
-		}
-		err = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !fs.ValidPath(p) {
-				t.Fatalf("invalid path %q", p)
-			}
-			if !d.IsDir() {
-				_, err = fs.ReadFile(fsys, p)
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
+		defer pkg.Close()
+		if pkg.Manifest.Name == "" || len(pkg.Module()) == 0 {
+			t.Fatalf("accepted a package without a name or module: %+v", pkg.Manifest)
 		}
 	})
 }

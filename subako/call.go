@@ -9,8 +9,8 @@ import (
 	"os"
 	"testing/fstest"
 
+	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/engine"
-	"github.com/kobako/kobako/internal/egress"
 	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
 )
@@ -61,10 +61,11 @@ type callDriver struct {
 }
 
 func (d *callDriver) first() outgoing {
+	// name last: see session.send.
 	return outgoing{method: toolsCallMethod, params: struct {
-		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
-	}{d.tool, d.args}}
+		Name      string          `json:"name"`
+	}{d.args, d.tool}}
 }
 
 // answer keeps the result after checking its shape, so that a malformed one is reported like any
@@ -135,19 +136,19 @@ func (p *Package) Call(ctx context.Context, tool string, args json.RawMessage, o
 	}
 	cfg := preview1.Config{Budget: budget}
 	vols := map[string]string{"tmp": volume}
-	cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: "/volume/tmp", HostDir: volume})
+	cfg.Preopens = append(cfg.Preopens, wasi.Preopen{GuestPath: "/volume/tmp", HostDir: volume})
 	hs := &httpState{policy: opts.Network, volumes: []string{"/volume/tmp"}}
 	if opts.Data != "" {
 		vols["data"] = opts.Data
-		cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: "/volume/data", HostDir: opts.Data})
+		cfg.Preopens = append(cfg.Preopens, wasi.Preopen{GuestPath: "/volume/data", HostDir: opts.Data})
 		hs.volumes = append(hs.volumes, "/volume/data")
 	}
 	if p.assets != nil {
-		cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: "/package", FS: p.assets, ReadOnly: true})
+		cfg.Preopens = append(cfg.Preopens, wasi.Preopen{GuestPath: "/package", FS: p.assets, ReadOnly: true})
 	}
 	if len(opts.Skills) > 0 {
 		root := fstest.MapFS{}
-		var mounts []preview1.Preopen
+		var mounts []wasi.Preopen
 		for _, sk := range opts.Skills {
 			if !validName(sk.Name) {
 				return nil, fmt.Errorf("subako: call: %w: skill name %q must be 1 to 64 characters of a-z, 0-9, _ and -", ErrOptions, sk.Name)
@@ -156,7 +157,7 @@ func (p *Package) Call(ctx context.Context, tool string, args json.RawMessage, o
 				return nil, fmt.Errorf("subako: call: %w: skill %q is given twice", ErrOptions, sk.Name)
 			}
 			root[sk.Name] = &fstest.MapFile{Mode: fs.ModeDir | 0o555}
-			m := preview1.Preopen{GuestPath: "/skills/" + sk.Name, ReadOnly: true}
+			m := wasi.Preopen{GuestPath: "/skills/" + sk.Name, ReadOnly: true}
 			switch {
 			case sk.Dir != "":
 				m.HostDir = sk.Dir
@@ -167,7 +168,7 @@ func (p *Package) Call(ctx context.Context, tool string, args json.RawMessage, o
 			}
 			mounts = append(mounts, m)
 		}
-		cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: "/skills", FS: root, ReadOnly: true})
+		cfg.Preopens = append(cfg.Preopens, wasi.Preopen{GuestPath: "/skills", FS: root, ReadOnly: true})
 		cfg.Preopens = append(cfg.Preopens, mounts...)
 	}
 	d := &callDriver{tool: tool, args: compact.Bytes()}

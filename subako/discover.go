@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
 	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -128,7 +129,7 @@ func (p *Package) Discover(ctx context.Context) ([]Tool, error) {
 	limits := p.rt.discovery
 	var cfg preview1.Config
 	if p.assets != nil {
-		cfg.Preopens = []preview1.Preopen{{GuestPath: "/package", FS: p.assets, ReadOnly: true}}
+		cfg.Preopens = []wasi.Preopen{{GuestPath: "/package", FS: p.assets, ReadOnly: true}}
 	}
 	d := &discoverDriver{}
 	if err := p.run(ctx, runSpec{limits: limits, wasi: cfg}, d); err != nil {

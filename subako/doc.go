@@ -12,6 +12,14 @@
 // with the volume, skills, network policy and limits of CallOptions, and maps the module's
 // CallToolResult to what a model is shown. Calls on one Package may run concurrently.
 //
+// # Network
+//
+// A call reaches the network only through `subako_http`, under the *egress.Policy of
+// CallOptions.Network (package github.com/kobako/kobako/egress): the hosts it may reach and the
+// credentials the host injects for them. Config.HTTPClient sets the client every call of a Runtime
+// shares; nil means egress.NewClient(egress.Options{}), which never reaches loopback or private
+// addresses. See ExampleCallOptions_network.
+//
 // # Crashes
 //
 // Every way a module can break the protocol ends the run with a *CrashError whose Rule says what

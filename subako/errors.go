@@ -23,6 +23,6 @@ var (
 	// ErrOptions: CallOptions or Config are invalid (a bad skill name, a missing directory,
 	// arguments that are not a JSON object, invalid limits).
 	ErrOptions = errors.New("invalid options")
-	// ErrMessage: a stdout line is not a JSON-RPC 2.0 message (see ParseMessage).
+	// ErrMessage: a stdout line is not a JSON-RPC 2.0 message.
 	ErrMessage = errors.New("not a JSON-RPC 2.0 message")
 )

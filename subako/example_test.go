@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/kobako/kobako/internal/egress"
+	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/subako"
 )
 

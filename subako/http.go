@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/engine"
-	"github.com/kobako/kobako/internal/egress"
 	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
 )
@@ -51,7 +51,8 @@ var HTTPModule = &engine.HostModule{Name: HTTPModuleName, Funcs: []engine.HostFu
 	{Name: "read_response", Params: []engine.ValueType{i32, i32}, Results: []engine.ValueType{i32}, Fn: httpReadResponseFn},
 }}
 
-type httpKey struct{}
+// httpKey holds a store's subako_http state.
+var httpKey = engine.NewKey[*httpState]()
 
 // httpState is the subako_http state of one run.
 type httpState struct {
@@ -62,28 +63,28 @@ type httpState struct {
 	held    []byte
 }
 
-// HTTPRequest is a parsed subako_http request.
-type HTTPRequest struct {
+// httpRequest is a parsed subako_http request.
+type httpRequest struct {
 	Method          string
 	URL             string
 	Headers         map[string]string
-	Body            *HTTPBody
-	Output          HTTPOutput
+	Body            *httpBody
+	Output          httpOutput
 	FollowRedirects bool
 	// Timeout is timeout_ms, zero when absent.
 	Timeout time.Duration
 }
 
-// HTTPBody is a request body: Type "text" (Text), "json" (JSON) or "file" (Path).
-type HTTPBody struct {
+// httpBody is a request body: Type "text" (Text), "json" (JSON) or "file" (Path).
+type httpBody struct {
 	Type string
 	Text string
 	JSON json.RawMessage
 	Path string
 }
 
-// HTTPOutput says where the response body goes: Type "inline" or "file" (Path).
-type HTTPOutput struct {
+// httpOutput says where the response body goes: Type "inline" or "file" (Path).
+type httpOutput struct {
 	Type string
 	Path string
 }
@@ -121,9 +122,9 @@ func strictDecode(b []byte, v any) error {
 	return nil
 }
 
-// ParseHTTPRequest parses a subako_http request: a JSON object of at most MaxHTTPRequestBytes
+// parseHTTPRequest parses a subako_http request: a JSON object of at most MaxHTTPRequestBytes
 // with only the documented fields. Errors are *egress.Error of kind invalid_request.
-func ParseHTTPRequest(b []byte) (*HTTPRequest, error) {
+func parseHTTPRequest(b []byte) (*httpRequest, error) {
 	if len(b) > MaxHTTPRequestBytes {
 		return nil, invalid("the request is %d bytes, more than %d", len(b), MaxHTTPRequestBytes)
 	}
@@ -134,7 +135,7 @@ func ParseHTTPRequest(b []byte) (*HTTPRequest, error) {
 	if err := strictDecode(b, &w); err != nil {
 		return nil, invalid("the request does not parse: %v", err)
 	}
-	r := &HTTPRequest{Method: "GET", Headers: w.Headers, Output: HTTPOutput{Type: "inline"}, FollowRedirects: true}
+	r := &httpRequest{Method: "GET", Headers: w.Headers, Output: httpOutput{Type: "inline"}, FollowRedirects: true}
 	if w.URL == nil || *w.URL == "" {
 		return nil, invalid("the request has no url")
 	}
@@ -170,7 +171,7 @@ func ParseHTTPRequest(b []byte) (*HTTPRequest, error) {
 		if err := strictDecode(w.Body, &body); err != nil {
 			return nil, invalid("body: %v", err)
 		}
-		b := &HTTPBody{Type: body.Type}
+		b := &httpBody{Type: body.Type}
 		switch {
 		case body.Type == "text" && body.Text != nil && body.JSON == nil && body.Path == nil:
 			b.Text = *body.Text
@@ -198,7 +199,7 @@ func ParseHTTPRequest(b []byte) (*HTTPRequest, error) {
 		switch {
 		case out.Type == "inline" && out.Path == nil:
 		case out.Type == "file" && out.Path != nil:
-			r.Output = HTTPOutput{Type: "file", Path: *out.Path}
+			r.Output = httpOutput{Type: "file", Path: *out.Path}
 		default:
 			return nil, invalid(`output must be {"type":"inline"} or {"type":"file","path":…}`)
 		}
@@ -207,7 +208,7 @@ func ParseHTTPRequest(b []byte) (*HTTPRequest, error) {
 }
 
 func httpState1(c *engine.Caller) *httpState {
-	hs, _ := c.Store().Data(httpKey{}).(*httpState)
+	hs, _ := httpKey.Get(c.Store())
 	return hs
 }
 
@@ -268,7 +269,7 @@ func errorAnswer(err error) []byte {
 
 // do performs one request and returns the JSON answer.
 func (hs *httpState) do(ctx context.Context, raw []byte) []byte {
-	req, err := ParseHTTPRequest(raw)
+	req, err := parseHTTPRequest(raw)
 	if err != nil {
 		return errorAnswer(err)
 	}

@@ -17,15 +17,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kobako/kobako/internal/egress"
+	"github.com/kobako/kobako/egress"
 )
 
 func TestParseHTTPRequest(t *testing.T) {
-	r, err := ParseHTTPRequest([]byte(`{"url":"https://a.example/"}`))
+	r, err := parseHTTPRequest([]byte(`{"url":"https://a.example/"}`))
 	if err != nil || r.Method != "GET" || r.Output.Type != "inline" || !r.FollowRedirects || r.Body != nil || r.Timeout != 0 {
 		t.Fatalf("defaults: %+v %v", r, err)
 	}
-	r, err = ParseHTTPRequest([]byte(`{"method":"POST","url":"https://a.example/upload","headers":{"x-a":"1"},
+	r, err = parseHTTPRequest([]byte(`{"method":"POST","url":"https://a.example/upload","headers":{"x-a":"1"},
 		"body":{"type":"json","json":{ "order" : 1042 }},"output":{"type":"file","path":"/volume/tmp/out"},
 		"follow_redirects":false,"timeout_ms":5000}`))
 	if err != nil || r.Method != "POST" || string(r.Body.JSON) != `{"order":1042}` || r.Output.Path != "/volume/tmp/out" ||
@@ -55,7 +55,7 @@ func TestParseHTTPRequest_Errors(t *testing.T) {
 		`{"url":"https://a.example/"} {}`,
 		`{"url":"https://a.example/"}` + strings.Repeat(" ", MaxHTTPRequestBytes),
 	} {
-		_, err := ParseHTTPRequest([]byte(in))
+		_, err := parseHTTPRequest([]byte(in))
 		if k, ok := egress.KindOf(err); !ok || k != egress.KindInvalidRequest {
 			t.Errorf("%.80q: err = %v, want invalid_request", in, err)
 		}

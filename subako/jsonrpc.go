@@ -6,37 +6,37 @@ import (
 	"fmt"
 )
 
-// MessageKind classifies a JSON-RPC 2.0 message a module writes to stdout.
-type MessageKind int
+// messageKind classifies a JSON-RPC 2.0 message a module writes to stdout.
+type messageKind int
 
 // The message kinds.
 const (
-	// KindNotification is a message without an id (a notification, or a response whose id is
+	// kindNotification is a message without an id (a notification, or a response whose id is
 	// null); ABI 1 ignores it.
-	KindNotification MessageKind = iota + 1
-	// KindRequest is a request: a method and an id. A stateless server must not send one.
-	KindRequest
-	// KindResult is a successful response.
-	KindResult
-	// KindError is an error response.
-	KindError
+	kindNotification messageKind = iota + 1
+	// kindRequest is a request: a method and an id. A stateless server must not send one.
+	kindRequest
+	// kindResult is a successful response.
+	kindResult
+	// kindError is an error response.
+	kindError
 )
 
-// Message is one parsed stdout line.
-type Message struct {
-	Kind MessageKind
+// message is one parsed stdout line.
+type message struct {
+	Kind messageKind
 	// ID is the id exactly as written (a JSON string or number); nil for a notification.
 	ID json.RawMessage
 	// Method is the method of a request or notification.
 	Method string
-	// Result is the result of a KindResult response.
+	// Result is the result of a kindResult response.
 	Result json.RawMessage
-	// Error is the error of a KindError response.
-	Error *RPCError
+	// Error is the error of a kindError response.
+	Error *rpcError
 }
 
-// RPCError is a JSON-RPC error object.
-type RPCError struct {
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
 	Code    int64           `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
@@ -51,12 +51,12 @@ type wireMessage struct {
 	Error   json.RawMessage `json:"error"`
 }
 
-// ParseMessage parses one stdout line (without its newline) as a JSON-RPC 2.0 message: a JSON
+// parseMessage parses one stdout line (without its newline) as a JSON-RPC 2.0 message: a JSON
 // object with "jsonrpc":"2.0" that is a request or notification (a string "method", an optional
 // id) or a response (exactly one of "result" and "error", and an id). Ids are strings or numbers;
 // an absent or null id makes the message a notification. Anything else is an error wrapping
 // ErrMessage that says what is wrong.
-func ParseMessage(line []byte) (*Message, error) {
+func parseMessage(line []byte) (*message, error) {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, fmt.Errorf("subako: message: %w: %s is not a JSON object", ErrMessage, quoteLine(line))
@@ -68,7 +68,7 @@ func ParseMessage(line []byte) (*Message, error) {
 	if string(w.JSONRPC) != `"2.0"` {
 		return nil, fmt.Errorf("subako: message: %w: \"jsonrpc\" must be \"2.0\" in %s", ErrMessage, quoteLine(line))
 	}
-	m := &Message{}
+	m := &message{}
 	hasID := len(w.ID) > 0 && string(w.ID) != "null"
 	if hasID && w.ID[0] != '"' && w.ID[0] != '-' && (w.ID[0] < '0' || w.ID[0] > '9') {
 		return nil, fmt.Errorf("subako: message: %w: the id %s is neither a string nor a number", ErrMessage, clip(w.ID))
@@ -86,9 +86,9 @@ func ParseMessage(line []byte) (*Message, error) {
 		if w.Params != nil && w.Params[0] != '{' && w.Params[0] != '[' {
 			return nil, fmt.Errorf("subako: message: %w: \"params\" must be an object or array", ErrMessage)
 		}
-		m.Kind = KindNotification
+		m.Kind = kindNotification
 		if hasID {
-			m.Kind = KindRequest
+			m.Kind = kindRequest
 		}
 		return m, nil
 	}
@@ -96,19 +96,19 @@ func ParseMessage(line []byte) (*Message, error) {
 	case w.Result != nil && w.Error != nil:
 		return nil, fmt.Errorf("subako: message: %w: a response carries both \"result\" and \"error\"", ErrMessage)
 	case w.Result != nil:
-		m.Kind, m.Result = KindResult, w.Result
+		m.Kind, m.Result = kindResult, w.Result
 	case w.Error != nil:
-		var e RPCError
+		var e rpcError
 		d := json.NewDecoder(bytes.NewReader(w.Error))
 		if w.Error[0] != '{' || d.Decode(&e) != nil {
 			return nil, fmt.Errorf("subako: message: %w: \"error\" must be an object with an integer code and a message, found %s", ErrMessage, clip(w.Error))
 		}
-		m.Kind, m.Error = KindError, &e
+		m.Kind, m.Error = kindError, &e
 	default:
 		return nil, fmt.Errorf("subako: message: %w: %s has no method, result or error", ErrMessage, quoteLine(line))
 	}
 	if !hasID {
-		m.Kind, m.Result, m.Error = KindNotification, nil, nil
+		m.Kind, m.Result, m.Error = kindNotification, nil, nil
 	}
 	return m, nil
 }

@@ -11,20 +11,20 @@ import (
 func TestParseMessage(t *testing.T) {
 	tests := []struct {
 		line   string
-		kind   MessageKind
+		kind   messageKind
 		id     string
 		method string
 	}{
-		{`{"jsonrpc":"2.0","id":"a","result":{}}`, KindResult, `"a"`, ""},
-		{`{"jsonrpc":"2.0","id":7,"result":null}`, KindResult, `7`, ""},
-		{` {"jsonrpc":"2.0","id":-1.5e3,"error":{"code":-32603,"message":"x"}} `, KindError, `-1.5e3`, ""},
-		{`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`, KindNotification, "", "notifications/message"},
-		{`{"jsonrpc":"2.0","id":null,"method":"notifications/x"}`, KindNotification, "", "notifications/x"},
-		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`, KindNotification, "", ""},
-		{`{"jsonrpc":"2.0","id":"r1","method":"sampling/createMessage","params":[]}`, KindRequest, `"r1"`, "sampling/createMessage"},
+		{`{"jsonrpc":"2.0","id":"a","result":{}}`, kindResult, `"a"`, ""},
+		{`{"jsonrpc":"2.0","id":7,"result":null}`, kindResult, `7`, ""},
+		{` {"jsonrpc":"2.0","id":-1.5e3,"error":{"code":-32603,"message":"x"}} `, kindError, `-1.5e3`, ""},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{}}`, kindNotification, "", "notifications/message"},
+		{`{"jsonrpc":"2.0","id":null,"method":"notifications/x"}`, kindNotification, "", "notifications/x"},
+		{`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`, kindNotification, "", ""},
+		{`{"jsonrpc":"2.0","id":"r1","method":"sampling/createMessage","params":[]}`, kindRequest, `"r1"`, "sampling/createMessage"},
 	}
 	for _, tt := range tests {
-		m, err := ParseMessage([]byte(tt.line))
+		m, err := parseMessage([]byte(tt.line))
 		if err != nil || m.Kind != tt.kind || string(m.ID) != tt.id || m.Method != tt.method {
 			t.Errorf("%s: %+v, %v", tt.line, m, err)
 		}
@@ -49,7 +49,7 @@ func TestParseMessage_Errors(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"m","params":3}`, `"params" must be an object or array`},
 		{`{"jsonrpc":"2.0","method":"m","result":{}}`, "cannot carry a result"},
 	} {
-		_, err := ParseMessage([]byte(tt.line))
+		_, err := parseMessage([]byte(tt.line))
 		if !errors.Is(err, ErrMessage) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: err = %v, want %q", tt.line, err, tt.want)
 		}
@@ -65,7 +65,7 @@ func TestParseMessage_Property(t *testing.T) {
 		for _, i := range rapid.SliceOfN(rapid.IntRange(0, len(parts)-1), 0, 12).Draw(t, "parts") {
 			sb.WriteString(parts[i])
 		}
-		m, err := ParseMessage([]byte(sb.String()))
+		m, err := parseMessage([]byte(sb.String()))
 		if err != nil {
 			if !errors.Is(err, ErrMessage) {
 				t.Fatalf("error %v does not wrap ErrMessage", err)
@@ -73,19 +73,19 @@ func TestParseMessage_Property(t *testing.T) {
 			return
 		}
 		switch m.Kind {
-		case KindNotification:
+		case kindNotification:
 			if m.ID != nil || m.Result != nil || m.Error != nil {
 				t.Fatalf("notification with id/result/error: %+v", m)
 			}
-		case KindRequest:
+		case kindRequest:
 			if m.ID == nil || m.Method == "" && !strings.Contains(sb.String(), `"method":""`) {
 				t.Fatalf("request without id: %+v", m)
 			}
-		case KindResult:
+		case kindResult:
 			if m.ID == nil || m.Result == nil {
 				t.Fatalf("result without id or result: %+v", m)
 			}
-		case KindError:
+		case kindError:
 			if m.ID == nil || m.Error == nil {
 				t.Fatalf("error without id or error: %+v", m)
 			}

@@ -9,12 +9,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/engine"
-	"github.com/kobako/kobako/internal/egress"
 )
 
 // File names inside a package.
@@ -132,6 +133,8 @@ type Runtime struct {
 	client    *egress.Client
 	version   string
 	discovery engine.Limits
+	// meta is the _meta object of every request, encoded once: it depends only on version.
+	meta json.RawMessage
 }
 
 // New returns a Runtime configured by cfg.
@@ -140,6 +143,10 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if r.discovery == (engine.Limits{}) {
 		r.discovery = DefaultCallLimits()
 		r.discovery.Deadline = DiscoveryDeadline
+	}
+	var err error
+	if r.meta, err = json.Marshal(requestMeta(r.version)); err != nil {
+		return nil, fmt.Errorf("subako: new runtime: BUG: request _meta: %w", err)
 	}
 	if err := r.discovery.Validate(); err != nil {
 		return nil, fmt.Errorf("subako: new runtime: %w: discovery limits: %v", ErrOptions, err)
@@ -199,6 +206,14 @@ func (r *Runtime) Load(ctx context.Context, path string) (*Package, error) {
 			return nil, fmt.Errorf("subako: load: %w: %v", ErrPackage, err)
 		}
 		defer f.Close()
+		var head [8]byte
+		if n, _ := f.ReadAt(head[:], 0); n == 8 && string(head[:4]) == "\x00asm" {
+			kind := "core module"
+			if head[4] != 1 || head[6] != 0 {
+				kind = "component" // version 0x0d, layer 1
+			}
+			return nil, fmt.Errorf("subako: load: %w: %s is a WebAssembly %s, not a function package: a package is a directory (or a zip of one) holding %s and %s (its module)", ErrPackage, filepath.Base(path), kind, ManifestFile, ModuleFile)
+		}
 		return r.LoadZip(ctx, f, fi.Size())
 	}
 	root, err := os.OpenRoot(path)
@@ -214,9 +229,13 @@ func (r *Runtime) Load(ctx context.Context, path string) (*Package, error) {
 	return p, nil
 }
 
-// LoadZip loads a package from a zip archive of its directory (see ReadZip for the rules).
+// LoadZip loads a package from a zip archive of its directory: either the archive's root, or its
+// single top-level directory when the manifest is there rather than at the root. Every entry name
+// must be a relative slash-separated path without "." or ".." elements, backslashes or duplicates;
+// symbolic links and other special files are refused; there are at most MaxZipEntries entries and
+// MaxPackageBytes decompressed bytes in total, module.wasm at most MaxModuleBytes.
 func (r *Runtime) LoadZip(ctx context.Context, ra io.ReaderAt, size int64) (*Package, error) {
-	fsys, err := ReadZip(ra, size)
+	fsys, err := readZip(ra, size)
 	if err != nil {
 		return nil, err
 	}

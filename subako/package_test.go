@@ -134,6 +134,14 @@ func TestLoad_Errors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a bare module or component", func(t *testing.T) {
+		for file, kind := range map[string]string{"testdata/tiny.wasm": "core module", "../component/testdata/hello.wasm": "component"} {
+			_, err := rt.Load(ctx, file)
+			if !errors.Is(err, ErrPackage) || !strings.Contains(err.Error(), "is a WebAssembly "+kind+", not a function package") {
+				t.Errorf("%s: err = %v", file, err)
+			}
+		}
+	})
 	t.Run("not a zip", func(t *testing.T) {
 		if _, err := rt.LoadZip(ctx, strings.NewReader("nope"), 4); !errors.Is(err, ErrPackage) {
 			t.Errorf("err = %v", err)
@@ -149,7 +157,7 @@ func TestLoad_Errors(t *testing.T) {
 			w.Write(chunk)
 		}
 		zw.Close()
-		_, err := ReadZip(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		_, err := readZip(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
 		if !errors.Is(err, ErrPackage) || !strings.Contains(err.Error(), "past the cap") {
 			t.Errorf("err = %v", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -141,7 +142,7 @@ type session struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	drv    driver
-	meta   map[string]any
+	meta   json.RawMessage // the requests' _meta object, encoded
 	stdin  *stdinPipe
 	stderr tailBuffer
 
@@ -159,7 +160,7 @@ type session struct {
 func (p *Package) run(ctx context.Context, spec runSpec, drv driver) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s := &session{ctx: ctx, cancel: cancel, drv: drv, meta: requestMeta(p.rt.version), stdin: newStdinPipe()}
+	s := &session{ctx: ctx, cancel: cancel, drv: drv, meta: p.rt.meta, stdin: newStdinPipe()}
 	defer s.stdin.Close()
 	if err := s.send(drv.first()); err != nil {
 		return err
@@ -182,7 +183,7 @@ func (p *Package) run(ctx context.Context, spec runSpec, drv driver) error {
 		hs = &httpState{}
 	}
 	hs.host, hs.client = host, p.rt.client
-	store.SetData(httpKey{}, hs)
+	httpKey.Set(store, hs)
 	inst, err := store.Instantiate(ctx, p.mod, importsFor)
 	if err == nil {
 		_, err = inst.Call(ctx, "_start")
@@ -223,25 +224,30 @@ func (s *session) send(o outgoing) error {
 	if err != nil {
 		return fmt.Errorf("subako: run: encode %s params: %w", o.method, err)
 	}
-	// The params object gets _meta added as its last member; the id comes before params so that
-	// even a crude guest finds the top-level id first.
-	var pm map[string]json.RawMessage
-	if err := json.Unmarshal(params, &pm); err != nil || pm == nil {
-		pm = map[string]json.RawMessage{}
+	params = bytes.TrimSpace(params)
+	if len(params) < 2 || params[0] != '{' {
+		return fmt.Errorf("subako: run: BUG: %s params %s are not a JSON object", o.method, params)
 	}
-	meta, _ := json.Marshal(s.meta)
-	pm["_meta"] = meta
-	line, err := json.Marshal(struct {
-		JSONRPC string                     `json:"jsonrpc"`
-		ID      string                     `json:"id"`
-		Method  string                     `json:"method"`
-		Params  map[string]json.RawMessage `json:"params"`
-	}{"2.0", id, o.method, pm})
-	if err != nil {
-		return fmt.Errorf("subako: run: encode %s: %w", o.method, err)
+	// The params object gets _meta added as its first member (the drivers never set one), so the
+	// driver's members keep their order and end the line, where a crude guest finds a tool call's
+	// name (the order the map encoding this replaced gave: _meta, arguments, name). The id comes
+	// before params so that even a crude guest finds the top-level id first. The line is spliced
+	// together rather than re-encoded: a call is short, and this runs for every one. The id and the
+	// method are ASCII without quotes or backslashes, so Go quoting is JSON quoting.
+	line := make([]byte, 0, 64+len(id)+len(o.method)+len(params)+len(s.meta))
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = strconv.AppendQuote(line, id)
+	line = append(line, `,"method":`...)
+	line = strconv.AppendQuote(line, o.method)
+	line = append(line, `,"params":{"_meta":`...)
+	line = append(line, s.meta...)
+	if inner := bytes.TrimSpace(params[1 : len(params)-1]); len(inner) > 0 {
+		line = append(line, ',')
+		line = append(line, inner...)
 	}
+	line = append(line, "}}\n"...)
 	s.pending = id
-	s.stdin.Write(append(line, '\n'))
+	s.stdin.Write(line)
 	return nil
 }
 
@@ -280,15 +286,15 @@ func (s *session) fail(err error) {
 }
 
 func (s *session) handle(line []byte) {
-	m, err := ParseMessage(line)
+	m, err := parseMessage(line)
 	if err != nil {
 		s.fail(&CrashError{Rule: RuleNotMessage, Detail: fmt.Sprintf("%q", clip(line)), Err: err})
 		return
 	}
 	switch m.Kind {
-	case KindNotification:
+	case kindNotification:
 		return
-	case KindRequest:
+	case kindRequest:
 		s.fail(&CrashError{Rule: RuleOwnRequest, Detail: fmt.Sprintf("method %q", m.Method)})
 		return
 	}
@@ -298,7 +304,7 @@ func (s *session) handle(line []byte) {
 		return
 	}
 	s.pending = ""
-	if m.Kind == KindError {
+	if m.Kind == kindError {
 		s.fail(&CrashError{Rule: RuleRPCError, Detail: fmt.Sprintf("code %d: %s", m.Error.Code, clip([]byte(m.Error.Message)))})
 		return
 	}

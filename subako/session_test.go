@@ -3,7 +3,9 @@ package subako
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -137,5 +139,60 @@ func TestStdinPipeThroughInput(t *testing.T) {
 	wg.Wait()
 	if !bytes.Equal(got, want.Bytes()) {
 		t.Fatalf("read %d bytes, %q..., want %d", len(got), got[:min(len(got), 20)], want.Len())
+	}
+}
+
+// TestSendLine checks the request lines send splices together: one line of valid JSON, the id
+// before params, _meta as the first member of params, and a call's tool name last.
+func TestSendLine(t *testing.T) {
+	meta, err := json.Marshal(requestMeta("1.2.3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		o      outgoing
+		params string // params without _meta, compact
+	}{
+		{"discover", outgoing{method: discoverMethod, params: struct{}{}}, `{}`},
+		{"list page", outgoing{method: toolsListMethod, params: map[string]string{"cursor": "a\"<b"}}, `{"cursor":"a\"\u003cb"}`},
+		{"call", (&callDriver{tool: "greet", args: json.RawMessage(` {"name": "Ada"} `)}).first(), `{"name":"greet","arguments":{"name":"Ada"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &session{meta: meta, stdin: newStdinPipe()}
+			if err := s.send(tt.o); err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]byte, 4096)
+			n, _ := s.stdin.TryRead(buf)
+			line := string(buf[:n])
+			if strings.Count(line, "\n") != 1 || !strings.HasSuffix(line, "\n") {
+				t.Fatalf("not one line: %q", line)
+			}
+			var m struct {
+				JSONRPC, ID, Method string
+				Params              map[string]json.RawMessage
+			}
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatalf("%q: %v", line, err)
+			}
+			if m.JSONRPC != "2.0" || m.ID != s.pending || m.Method != tt.o.method || string(m.Params["_meta"]) != string(meta) {
+				t.Fatalf("line %q", line)
+			}
+			if !strings.Contains(line, `"id":"`+s.pending+`","method"`) || !strings.Contains(line, `"params":{"_meta":`+string(meta)) {
+				t.Errorf("members out of order: %q", line)
+			}
+			if tt.o.method == toolsCallMethod && !strings.HasSuffix(line, `,"name":"greet"}}`+"\n") {
+				t.Errorf("a call's tool name is not last: %q", line)
+			}
+			delete(m.Params, "_meta")
+			got, _ := json.Marshal(m.Params)
+			var want map[string]json.RawMessage
+			_ = json.Unmarshal([]byte(tt.params), &want)
+			if w, _ := json.Marshal(want); string(got) != string(w) {
+				t.Errorf("params %s, want %s", got, w)
+			}
+		})
 	}
 }

@@ -19,13 +19,13 @@ const (
 	MaxZipEntryNameLen = 1024
 )
 
-// ReadZip reads a package zip into memory and returns its files as an fs.FS rooted at the
+// readZip reads a package zip into memory and returns its files as an fs.FS rooted at the
 // package: either the archive's root, or its single top-level directory when the manifest is
 // there rather than at the root (a zip "of the directory"). Every entry name must be a relative
 // slash-separated path without "." or ".." elements, backslashes or duplicates; symbolic links and
 // other special files are refused; there are at most MaxZipEntries entries and MaxPackageBytes
 // decompressed bytes in total, module.wasm at most MaxModuleBytes.
-func ReadZip(ra io.ReaderAt, size int64) (fs.FS, error) {
+func readZip(ra io.ReaderAt, size int64) (fs.FS, error) {
 	zr, err := zip.NewReader(ra, size)
 	if err != nil {
 		return nil, fmt.Errorf("subako: zip: %w: %v", ErrPackage, err)

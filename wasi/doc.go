@@ -1,7 +1,8 @@
 // Package wasi holds the sandbox pieces that kobako's WASI hosts share: the WASI error numbers
 // (Errno), the file-system view a guest is given (Dir and File, over host directories through
 // os.Root or over any fs.FS), the write budget that caps what a guest may write (Budget), the
-// clocks it sees (Clock), and a context-aware reader for its stdin (Input).
+// clocks it sees (Clock), a context-aware reader for its stdin (Input), and the directories a
+// guest starts with (Preopen), which preview1.Config and preview2.Config both list.
 //
 // It uses only the standard library, so that both wasi/preview1 and wasi/preview2 build on it.
 //

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -314,8 +315,9 @@ func (p *PluginsConfig) HasEntry(key string) bool {
 // row is appended to its text, leaving everything else as written. It
 // reports whether a row was added. A file whose entries cannot take an
 // appended row (an inline `entries = [...]` array) is left untouched and
-// reported as an error.
-func SeedEntry(path, key string) (bool, error) {
+// reported as an error. props, the plugin's config schema properties, become a commented-out
+// template of its [plugins.entries.config] table.
+func SeedEntry(path, key string, props ...pluginconfig.Property) (bool, error) {
 	if strings.Trim(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" || key == "" {
 		return false, fmt.Errorf("%w: %q is not an instance key", ErrConfig, key)
 	}
@@ -341,7 +343,7 @@ func SeedEntry(path, key string) (bool, error) {
 	if text != "" {
 		text += nl
 	}
-	text += "[[plugins.entries]]" + nl + "name = \"" + key + "\"" + nl
+	text += "[[plugins.entries]]" + nl + "name = \"" + key + "\"" + nl + entryTemplate(props, nl)
 	updated := DefaultConfig()
 	if err := ParseConfig([]byte(text), updated); err != nil || !updated.Plugins.HasEntry(key) ||
 		len(updated.Plugins.Entries) != len(existing.Plugins.Entries)+1 {
@@ -384,4 +386,27 @@ func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
 		return err
 	}
 	return os.Rename(name, path)
+}
+
+// entryTemplate is the commented-out [plugins.entries.config] table of a seeded row: one line
+// per schema property, its type and whether it is a secret, for the operator to fill in. The
+// values are strings, as the config file holds them.
+func entryTemplate(props []pluginconfig.Property, nl string) string {
+	if len(props) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("# [plugins.entries.config]  # uncomment and set; every value is a string" + nl)
+	for _, p := range props {
+		name := p.Name
+		if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+			name = strconv.Quote(name)
+		}
+		note := string(p.Kind)
+		if p.Secret {
+			note += ", secret"
+		}
+		b.WriteString("# " + name + " = \"\"  # " + note + nl)
+	}
+	return b.String()
 }

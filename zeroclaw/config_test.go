@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobako/kobako/zeroclaw/pluginconfig"
+
 	"github.com/kobako/kobako/zeroclaw/signature"
 )
 
@@ -143,6 +145,28 @@ func TestSeedEntry(t *testing.T) {
 	}
 	if _, err := SeedEntry(path3, "bad\"key"); !errors.Is(err, ErrConfig) {
 		t.Errorf("bad key: %v", err)
+	}
+
+	// The schema's properties come as a commented-out template of the row's config table.
+	path4 := filepath.Join(dir, "config4.toml")
+	props := []pluginconfig.Property{{Name: "api_key", Kind: pluginconfig.KindString, Secret: true}, {Name: "max items", Kind: pluginconfig.KindInteger}}
+	if added, err := SeedEntry(path4, key, props...); err != nil || !added {
+		t.Fatalf("seed with a template: %v", err)
+	}
+	b, _ = os.ReadFile(path4)
+	want := "[[plugins.entries]]\nname = \"" + key + "\"\n# [plugins.entries.config]  # uncomment and set; every value is a string\n# api_key = \"\"  # string, secret\n# \"max items\" = \"\"  # integer\n"
+	if string(b) != want {
+		t.Errorf("seeded:\n%s\nwant:\n%s", b, want)
+	}
+	// Uncommented, the template is a valid config table.
+	var filled strings.Builder
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		line, _, _ = strings.Cut(strings.TrimPrefix(line, "# "), "  #")
+		filled.WriteString(strings.TrimSuffix(line, "\n") + "\n")
+	}
+	cfg = DefaultConfig()
+	if err := ParseConfig([]byte(filled.String()), cfg); err != nil || len(cfg.Plugins.Entries) != 1 || len(cfg.Plugins.Entries[0].Config) != 2 {
+		t.Errorf("uncommented template %q: %+v, %v", filled.String(), cfg.Plugins.Entries, err)
 	}
 }
 

@@ -19,6 +19,9 @@ var (
 	// ErrUnsupportedSource: an install source that is neither a local path
 	// nor a registry name (a URL).
 	ErrUnsupportedSource = errors.New("unsupported plugin source")
+	// ErrWasm: the plugin's wasm file is not a component exporting the worlds its capabilities
+	// name, or does not match the manifest's wasm_sha256 pin.
+	ErrWasm = errors.New("plugin wasm is not the component its manifest describes")
 	// ErrInstall: staging or moving files during an install failed.
 	ErrInstall = errors.New("plugin install failed")
 )

@@ -29,7 +29,9 @@ additionalProperties = false
 properties.greeting.type = "string"
 properties.repeat.type = "integer"
 `), 0o644)
-	os.WriteFile(filepath.Join(src, "echo.wasm"), []byte("\x00asm\x0d\x00\x01\x00"), 0o644)
+	// A component exporting the tool-plugin world's interfaces; install checks that it does.
+	wasm, _ := os.ReadFile("wasmcheck/testdata/tool.wasm")
+	os.WriteFile(filepath.Join(src, "echo.wasm"), wasm, 0o644)
 
 	host, err := zeroclaw.Open(zeroclaw.Options{PluginsDir: filepath.Join(work, "plugins")})
 	if err != nil {

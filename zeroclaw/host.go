@@ -22,11 +22,14 @@
 package zeroclaw
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,6 +38,7 @@ import (
 	"github.com/kobako/kobako/zeroclaw/manifest"
 	"github.com/kobako/kobako/zeroclaw/pluginconfig"
 	"github.com/kobako/kobako/zeroclaw/signature"
+	"github.com/kobako/kobako/zeroclaw/wasmcheck"
 )
 
 // stagingPrefix names the temporary directories installs build in the
@@ -280,6 +284,15 @@ func (h *Host) admit(dir string) (*Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A missing wasm file leaves the plugin admitted but not loaded, as in the reference; one that
+	// is there must be the component the capabilities promise.
+	if m.WasmPath != "" {
+		if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(m.WasmPath))); err == nil && fi.Mode().IsRegular() {
+			if err := checkWasm(m, dir); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return &Plugin{Manifest: m, Dir: dir, Skills: skills, Signature: sig, Schema: schema}, nil
 }
 
@@ -381,6 +394,46 @@ func requireWasm(m *manifest.Manifest, dir string) error {
 	fi, err := os.Stat(wasm)
 	if err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("%w: WASM file not found: %s", ErrNotFound, wasm)
+	}
+	return checkWasm(m, dir)
+}
+
+// MaxWasmBytes caps the component file install and discovery read.
+const MaxWasmBytes = 256 << 20
+
+// worldExports are the interfaces a component must export for each capability that has a
+// zeroclaw:plugin@0.1.0 world (observer and skill have none).
+var worldExports = map[manifest.Capability][]string{
+	manifest.CapabilityTool:    {"zeroclaw:plugin/plugin-info@0.1.0", "zeroclaw:plugin/tool@0.1.0"},
+	manifest.CapabilityChannel: {"zeroclaw:plugin/plugin-info@0.1.0", "zeroclaw:plugin/channel@0.1.0"},
+	manifest.CapabilityMemory:  {"zeroclaw:plugin/plugin-info@0.1.0", "zeroclaw:plugin/memory@0.1.0"},
+}
+
+// checkWasm reads the plugin's wasm file and checks it structurally: its sha256 against the
+// manifest's wasm_sha256 pin when there is one, then that it is a component exporting the
+// interfaces of every world the manifest's capabilities name.
+func checkWasm(m *manifest.Manifest, dir string) error {
+	path := filepath.Join(dir, filepath.FromSlash(m.WasmPath))
+	b, err := manifest.ReadCapped(path, MaxWasmBytes)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrWasm, m.WasmPath, err)
+	}
+	if m.WasmSHA256 != "" {
+		sum := sha256.Sum256(b)
+		if got := hex.EncodeToString(sum[:]); got != m.WasmSHA256 {
+			return fmt.Errorf("%w: %s: sha256 %s, but the manifest's wasm_sha256 pins %s", ErrWasm, m.WasmPath, got, m.WasmSHA256)
+		}
+	}
+	var want []string
+	for _, c := range m.Capabilities {
+		for _, w := range worldExports[c] {
+			if !slices.Contains(want, w) {
+				want = append(want, w)
+			}
+		}
+	}
+	if err := wasmcheck.Require(b, want); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrWasm, m.WasmPath, err)
 	}
 	return nil
 }

@@ -50,15 +50,15 @@ func writeFile(t testing.TB, path, content string) {
 func toolPlugin(t testing.TB, dir, name string) {
 	t.Helper()
 	writeFile(t, filepath.Join(dir, manifest.FileName), "name = \""+name+"\"\nversion = \"0.1.0\"\nwasm_path = \"plugin.wasm\"\ncapabilities = [\"tool\"]\n")
-	writeFile(t, filepath.Join(dir, "plugin.wasm"), "\x00asm\x0d\x00\x01\x00")
+	writeFile(t, filepath.Join(dir, "plugin.wasm"), toolWasm)
 }
 
 // seedReferenceLayout reproduces reference_plugin_e2e.rs's plugins dir.
 func seedReferenceLayout(t testing.TB, plugins string) {
 	writeFile(t, filepath.Join(plugins, "tool-fixture", manifest.FileName), fixtureManifest)
-	writeFile(t, filepath.Join(plugins, "tool-fixture", "tool-fixture.wasm"), "\x00asm")
+	writeFile(t, filepath.Join(plugins, "tool-fixture", "tool-fixture.wasm"), toolWasm)
 	writeFile(t, filepath.Join(plugins, "broken-tool", manifest.FileName), "name = \"broken-tool\"\nversion = \"0.0.0\"\ncapabilities = [\"tool\"]\n")
-	writeFile(t, filepath.Join(plugins, "schemaless-tool", "schemaless-tool.wasm"), "")
+	writeFile(t, filepath.Join(plugins, "schemaless-tool", "schemaless-tool.wasm"), toolWasm)
 	writeFile(t, filepath.Join(plugins, "schemaless-tool", manifest.FileName),
 		"name = \"schemaless-tool\"\nversion = \"0.0.0\"\nwasm_path = \"schemaless-tool.wasm\"\ncapabilities = [\"tool\"]\npermissions = [\"config_read\"]\n")
 }
@@ -267,7 +267,7 @@ func TestDiscovery_Signatures(t *testing.T) {
 func TestInstall_Local(t *testing.T) {
 	src := t.TempDir()
 	writeFile(t, filepath.Join(src, manifest.FileName), "# comment kept\r\n"+strings.ReplaceAll(fixtureManifest, "\n", "\r\n")+"\r\n\r\n")
-	writeFile(t, filepath.Join(src, "tool-fixture.wasm"), "\x00asm component")
+	writeFile(t, filepath.Join(src, "tool-fixture.wasm"), toolWasm)
 	writeFile(t, filepath.Join(src, "unrelated.txt"), "not copied")
 	plugins := filepath.Join(t.TempDir(), "plugins")
 	h := open(t, Options{PluginsDir: plugins})
@@ -297,7 +297,7 @@ func TestInstall_Local(t *testing.T) {
 	// Install from the manifest path, with a nested wasm_path.
 	src2 := t.TempDir()
 	writeFile(t, filepath.Join(src2, manifest.FileName), "name = \"nested\"\nversion = \"1\"\nwasm_path = \"bin/p.wasm\"\ncapabilities = [\"tool\"]\n")
-	writeFile(t, filepath.Join(src2, "bin", "p.wasm"), "wasm")
+	writeFile(t, filepath.Join(src2, "bin", "p.wasm"), toolWasm)
 	if p, err := h.Install(filepath.Join(src2, manifest.FileName)); err != nil || !p.Loaded() {
 		t.Fatalf("install by manifest path: %v", err)
 	}

@@ -3,6 +3,7 @@ package zeroclaw
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -50,6 +51,9 @@ func (h *Host) InstallSource(ctx context.Context, source string, o RegistryOptio
 		return nil, fmt.Errorf("%w: installing from a URL is not supported; use --registry <url> with a plugin name, or install a local plugin path", ErrUnsupportedSource)
 	}
 	if IsLocalSource(source) {
+		if isZipFile(source) {
+			return h.InstallZip(source, o.TempDir)
+		}
 		p, err := h.Install(source)
 		if err != nil {
 			return nil, err
@@ -117,4 +121,61 @@ func (h *Host) InstallFromRegistry(ctx context.Context, spec string, o RegistryO
 		return nil, err
 	}
 	return &InstallResult{Plugin: p, Entry: &entry}, nil
+}
+
+// isZipFile reports whether path is a regular file that starts like a zip archive.
+func isZipFile(path string) bool {
+	expanded, err := ExpandHome(path)
+	if err != nil {
+		return false
+	}
+	f, err := os.Open(expanded)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	var head [4]byte
+	n, _ := io.ReadFull(f, head[:])
+	return n == 4 && string(head[:]) == "PK\x03\x04"
+}
+
+// InstallZip installs a plugin from a local zip archive exactly as a registry archive is
+// installed once downloaded: extracted safely (entry names checked, symbolic links refused,
+// capped at registry.MaxExtractedBytes) into a temporary directory under tempDir (os.TempDir()
+// when empty) that is always removed, its single manifest.toml found, and that directory
+// installed like a local plugin.
+func (h *Host) InstallZip(path, tempDir string) (*InstallResult, error) {
+	expanded, err := ExpandHome(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(expanded)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInstall, err)
+	}
+	tmp, err := os.MkdirTemp(tempDir, "kobako-plugin-")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInstall, err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := registry.ExtractZip(f, fi.Size(), tmp, registry.MaxExtractedBytes); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	dir, err := registry.FindManifestDir(tmp)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p, err := h.Install(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &InstallResult{Plugin: p}, nil
 }

@@ -43,7 +43,7 @@ func zipOf(t testing.TB, files ...file) []byte {
 func calendarZip(t testing.TB, version string) []byte {
 	return zipOf(t,
 		file{"team-calendar/manifest.toml", "name = \"team-calendar\"\nversion = \"" + version + "\"\nwasm_path = \"team_calendar.wasm\"\ncapabilities = [\"tool\"]\n"},
-		file{"team-calendar/team_calendar.wasm", "\x00asm\x0d\x00\x01\x00"},
+		file{"team-calendar/team_calendar.wasm", toolWasm},
 	)
 }
 

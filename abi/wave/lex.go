@@ -119,17 +119,19 @@ func (l *lexer) label() (token, error) {
 	return token{kind: tokLabel, start: start, end: l.pos, text: text, escaped: escaped}, nil
 }
 
-// checkLabel returns why s is not a kebab-case label, or "".
+// checkLabel returns why s is not a kebab-case label, or "". The grammar is the component model's
+// (Explainer.md, "label"): the first word starts with a letter, later ones may start with a digit
+// (run-1, add-10), so that every export name can be called.
 func checkLabel(s string) string {
 	if s == "" {
 		return "empty label"
 	}
-	for _, w := range strings.Split(s, "-") {
+	for i, w := range strings.Split(s, "-") {
 		if w == "" {
 			return "empty word between hyphens"
 		}
-		if !isLetter(w[0]) {
-			return "a word must start with a letter"
+		if i == 0 && !isLetter(w[0]) {
+			return "the first word must start with a letter"
 		}
 		lower, upper := false, false
 		for i := 0; i < len(w); i++ {

@@ -108,7 +108,14 @@ func (p *parser) value(t abi.Type) (abi.Value, error) {
 			return abi.Value{}, err
 		}
 		if tok.kind != tokChar {
-			return abi.Value{}, p.errAt(tok.start, ErrValue, "expected char ('x'), found %s", describe(&p.lexer, tok))
+			found := describe(&p.lexer, tok)
+			switch tok.kind {
+			case tokLabel:
+				found = "the bare word " + strings.Trim(quoteText(tok.text), "'") // quoted, it would look like the char it should be
+			case tokString:
+				found = "a string; a char is written in single quotes"
+			}
+			return abi.Value{}, p.errAt(tok.start, ErrValue, "expected a char in single quotes (such as 'a'), found %s", found)
 		}
 		r := []rune(tok.text)
 		return abi.CharValue(r[0]), nil
@@ -131,7 +138,7 @@ func (p *parser) value(t abi.Type) (abi.Value, error) {
 		return p.flags(t.(*abi.FlagsType))
 	case abi.KindEnum:
 		e := t.(*abi.EnumType)
-		tok, c, err := p.caseLabel(e.Labels(), "enum "+t.String())
+		tok, c, err := p.caseLabel(e.Labels(), t.String())
 		if err != nil {
 			return abi.Value{}, err
 		}
@@ -406,6 +413,9 @@ func (p *parser) caseLabel(names []string, what string) (token, int, error) {
 	}
 	i := indexString(names, tok.text)
 	if i < 0 {
+		if strings.Contains(what, "{") { // an enum's type already lists its cases
+			return tok, 0, p.errAt(tok.start, ErrValue, "%s has no case %s", what, quoteText(tok.text))
+		}
 		return tok, 0, p.errAt(tok.start, ErrValue, "%s has no case %s (cases: %s)", what, quoteText(tok.text), strings.Join(names, ", "))
 	}
 	if keywords[tok.text] && !tok.escaped {

@@ -28,6 +28,7 @@ var (
 	resOpt    = abi.Must(abi.ResultOf(optU8, nil))
 	optBool   = abi.Must(abi.OptionOf(abi.Bool))
 	ownT      = abi.Must(abi.OwnOf(abi.NewResourceType("thing")))
+	digits    = abi.Must(abi.EnumOf("go-1", "go-2B"))
 )
 
 // TestParseFormat parses each input, compares with the expected value and checks the printed
@@ -100,6 +101,7 @@ func TestParseFormat(t *testing.T) {
 		{"enum keyword", status, "%ok", abi.EnumValue(0), ""},
 		{"enum", status, "not-found", abi.EnumValue(1), ""},
 		{"enum upper", status, "HTTP3", abi.EnumValue(2), ""},
+		{"enum digit words", digits, "go-2B", abi.EnumValue(1), ""},
 		{"enum escaped non-keyword", status, "%not-found", abi.EnumValue(1), "not-found"},
 		{"option some", optU8, "some(1)", abi.SomeValue(abi.U8Value(1)), ""},
 		{"option flat", optU8, "123", abi.SomeValue(abi.U8Value(123)), "some(123)"},
@@ -164,6 +166,10 @@ func TestParseErrors(t *testing.T) {
 		{"nan escaped", abi.F64, "%nan", ErrValue, "wave: 1:1: expected f64 number (or nan, inf, -inf), found '%nan'"},
 		{"bool", abi.Bool, "yes", ErrValue, "wave: 1:1: expected bool (true or false), found 'yes'"},
 		{"char empty", abi.Char, "''", ErrSyntax, `wave: 1:1: empty char (write '\'' for a quote)`},
+		{"char bare word", abi.Char, "x", ErrValue, "wave: 1:1: expected a char in single quotes (such as 'a'), found the bare word x"},
+		{"char string", abi.Char, `"x"`, ErrValue, "wave: 1:1: expected a char in single quotes (such as 'a'), found a string; a char is written in single quotes"},
+		{"enum unknown case", status, "gone", ErrValue, "wave: 1:1: enum { ok, not-found, HTTP3 } has no case 'gone'"},
+		{"enum not a label", status, "1", ErrValue, "wave: 1:1: expected a case of enum { ok, not-found, HTTP3 }, found '1'"},
 		{"char two", abi.Char, "'ab'", ErrSyntax, "wave: 1:1: expected ' to close char, found 'b'"},
 		{"char surrogate", abi.Char, `'\u{d800}'`, ErrSyntax, `wave: 1:2: escape \u{d800} is not a Unicode scalar value`},
 		{"char too big", abi.Char, `'\u{110000}'`, ErrSyntax, `wave: 1:2: escape \u{110000} is not a Unicode scalar value`},
@@ -237,6 +243,11 @@ func TestParseCall(t *testing.T) {
 		{"docs:adder/add#add(1)", "docs:adder/add#add", "docs:adder/add", []string{"1"}},
 		{"wasi:cli/run@0.2.0-rc.1+build#run()", "wasi:cli/run@0.2.0-rc.1+build#run", "wasi:cli/run@0.2.0-rc.1+build", nil},
 		{"api#get-point()", "api#get-point", "api", nil},
+		// Later words may start with a digit (the component model's label grammar).
+		{"run-1(10)", "run-1", "", []string{"10"}},
+		{"add-10(5)", "add-10", "", []string{"5"}},
+		{"log-at-1(0)", "log-at-1", "", []string{"0"}},
+		{"docs:adder/add-2#get-2nd()", "docs:adder/add-2#get-2nd", "docs:adder/add-2", nil},
 		{`f({a: [1, (2, "x)")], b: some(none)}, 'y', "z,", body([1]))`, "f", "",
 			[]string{`{a: [1, (2, "x)")], b: some(none)}`, `'y'`, `"z,"`, "body([1])"}},
 		{"f(\"\"\"\n  a, b)\n  \"\"\", x)", "f", "", []string{"\"\"\"\n  a, b)\n  \"\"\"", "x"}},
@@ -275,6 +286,8 @@ func TestParseCallErrors(t *testing.T) {
 		{"add({a: 1)", "wave: 1:10: expected '}', found ')'"},
 		{"add(1) x", "wave: 1:8: expected end of input after ')', found 'x'"},
 		{"Add-x(1)", "wave: 1:1: invalid function name 'Add-x': function 'Add-x': a word may not mix upper and lower case"},
+		{"1-run()", "wave: 1:1: invalid function name '1-run': function '1-run': the first word must start with a letter"},
+		{"run-1xY()", "wave: 1:1: invalid function name 'run-1xY': function 'run-1xY': a word may not mix upper and lower case"},
 		{"docs:adder#add(1)", "wave: 1:1: invalid function name 'docs:adder#add': expected ns:pkg/iface before '#'"},
 		{"adder@1.0#add(1)", "wave: 1:1: invalid function name 'adder@1.0#add': a version needs an interface name ns:pkg/iface"},
 		{"docs:adder/add@#add(1)", "wave: 1:1: invalid function name 'docs:adder/add@#add': empty version after '@'"},

@@ -25,6 +25,10 @@ func TestRunComponent(t *testing.T) {
 			"", []string{`"fuel_consumed":`, `"exit_code":0`}},
 		{"invoke with WASI 0.2", []string{"run", "--invoke", "wasi:cli/run@0.2.12#run()", helloComp}, "gopher\n",
 			"hello, gopher\nok\n", []string{"argc=1 "}},
+		{"small tables", []string{"run", "--max-table-elements", "1000", helloComp}, "t\n",
+			"hello, t\n", nil},
+		{"large tables", []string{"run", "--max-table-elements", "1048576", helloComp}, "T\n",
+			"hello, T\n", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,23 +15,29 @@ import (
 
 	"github.com/klauspost/compress/zip"
 
-	"github.com/kobako/kobako/internal/egress"
+	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/subako"
 	"github.com/kobako/kobako/subako/example"
 )
 
-// exitCrash is the status of `kobako function call` when the module crashed, so that scripts
-// can tell a crash (the function's fault) from a usage or load error.
+// exitCrash is the status of `kobako function` when the module crashed, so that scripts can
+// tell a crash (the function's fault) from a usage or load error.
 const exitCrash = 3
 
 const functionUsage = `Usage:
-  kobako function validate PKG                     run the upload checks and discovery
+  kobako function validate [--json] PKG            run the upload checks and discovery
   kobako function tools PKG                        print the tools array (all pages) as JSON
   kobako function call [flags] PKG TOOL [ARGS]     call TOOL with ARGS (a JSON object, default {})
   kobako function pack DIR -o PKG.zip              check a package directory and zip it
 
-PKG is a package directory, a zip of one, or "example" for the embedded example package
-(tool greet, e.g. kobako function call example greet '{"name":"Ada"}').
+PKG is a package directory (subako-package.json and module.wasm, optionally assets/), a zip of
+one, or "example" for the embedded example package (tool greet, e.g.
+kobako function call example greet '{"name":"Ada"}'). ARGS may be "-" to read the object from
+stdin, or @FILE to read it from FILE.
+
+Exit status: 0 on success (a tool's isError result included), 1 when the package does not load or
+meet ABI 1, 2 for a usage mistake (an unknown tool, malformed ARGS), 3 when the module crashed,
+130 when interrupted.
 `
 
 // functionCommand runs `kobako function ...`: ABI 1 function packages.
@@ -47,31 +52,15 @@ func functionCommand(ctx context.Context, args []string, stdin io.Reader, stdout
 	case "tools":
 		return functionTools(ctx, args[1:], stdout, stderr)
 	case "call":
-		return functionCall(ctx, args[1:], stdout, stderr)
+		return functionCall(ctx, args[1:], stdin, stdout, stderr)
 	case "pack":
 		return functionPack(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, functionUsage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "error: unknown function subcommand %q\n\n%s", args[0], functionUsage)
+	fmt.Fprintf(stderr, "error: unknown function subcommand %q\nRun 'kobako function -h' for usage.\n", args[0])
 	return exitUsage
-}
-
-// parseInterspersed parses flags wherever they appear among the positional arguments.
-func parseInterspersed(fset *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fset.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fset.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }
 
 // loadPackage loads PKG: a path, or "example" for the embedded package unless a package of that
@@ -89,62 +78,67 @@ func loadPackage(ctx context.Context, rt *subako.Runtime, pkg string) (*subako.P
 	return rt.Load(ctx, pkg)
 }
 
-func newFlagSet(name, usage string, stderr io.Writer) *flag.FlagSet {
-	fset := flag.NewFlagSet(name, flag.ContinueOnError)
-	fset.SetOutput(stderr)
-	fset.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fset.PrintDefaults()
+// functionExit is the exit status for an error of loading, discovering or calling a package.
+func functionExit(ctx context.Context, err error) int {
+	switch {
+	case ctx.Err() != nil:
+		return exitInterrupted
+	case errors.Is(err, subako.ErrCrash):
+		return exitCrash
+	case errors.Is(err, subako.ErrOptions), errors.Is(err, subako.ErrUnknownTool):
+		return exitUsage
 	}
-	return fset
+	return exitError
 }
 
-// onePackage parses a subcommand that takes exactly PKG and loads and discovers it.
-func onePackage(ctx context.Context, name string, args []string, stderr io.Writer) (*subako.Runtime, *subako.Package, []subako.Tool, int) {
-	fset := newFlagSet("kobako function "+name, "Usage: kobako function "+name+" PKG\n", stderr)
-	pos, err := parseInterspersed(fset, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, nil, nil, 0
-		}
-		return nil, nil, nil, exitUsage
+// reportRunError prints err once, then the end of the module's stderr when it crashed.
+func reportRunError(ctx context.Context, stderr io.Writer, pkg string, err error) int {
+	if ctx.Err() != nil {
+		fmt.Fprintf(stderr, "error: %s: interrupted\n", pkg)
+		return exitInterrupted
 	}
-	if len(pos) != 1 {
-		fset.Usage()
-		return nil, nil, nil, exitUsage
+	fmt.Fprintf(stderr, "error: %s: %v\n", pkg, err)
+	var crash *subako.CrashError
+	if errors.As(err, &crash) && crash.Stderr != "" {
+		fmt.Fprintf(stderr, "last stderr output of the module:\n%s\n", strings.TrimRight(crash.Stderr, "\n"))
 	}
+	return functionExit(ctx, err)
+}
+
+// openPackage loads and discovers PKG. It returns the exit status to return now on failure
+// (having reported it), -1 on success.
+func openPackage(ctx context.Context, pkg string, stderr io.Writer) (*subako.Runtime, *subako.Package, []subako.Tool, int) {
 	rt, err := subako.New(ctx, subako.Config{})
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return nil, nil, nil, exitError
 	}
-	p, err := loadPackage(ctx, rt, pos[0])
+	p, err := loadPackage(ctx, rt, pkg)
 	if err != nil {
 		rt.Close(ctx)
-		fmt.Fprintf(stderr, "error: %s: %v\n", pos[0], err)
+		fmt.Fprintf(stderr, "error: %s: %v\n", pkg, err)
 		return nil, nil, nil, exitError
 	}
 	tools, err := p.Discover(ctx)
 	if err != nil {
 		p.Close()
 		rt.Close(ctx)
-		reportRunError(stderr, pos[0], err)
-		return nil, nil, nil, exitError
+		return nil, nil, nil, reportRunError(ctx, stderr, pkg, err)
 	}
 	return rt, p, tools, -1
 }
 
-func reportRunError(stderr io.Writer, pkg string, err error) {
-	var crash *subako.CrashError
-	if errors.As(err, &crash) {
-		fmt.Fprintf(stderr, "error: %s: %v\n%s\n", pkg, err, crash.Report())
-		return
-	}
-	fmt.Fprintf(stderr, "error: %s: %v\n", pkg, err)
-}
-
 func functionValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	rt, p, tools, code := onePackage(ctx, "validate", args, stderr)
+	c := newCommand("kobako function validate", "Usage: kobako function validate [--json] PKG\n\nRuns the upload checks and discovery (server/discover, tools/list) on PKG.\n", stdout, stderr)
+	asJSON := c.Bool("json", false, "print the result as one JSON object")
+	pos, code := c.parse(args, true)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		return c.usageErr("want one PKG, got %d arguments", len(pos))
+	}
+	rt, p, tools, code := openPackage(ctx, pos[0], stderr)
 	if code >= 0 {
 		return code
 	}
@@ -154,12 +148,25 @@ func functionValidate(ctx context.Context, args []string, stdout, stderr io.Writ
 	for i, t := range tools {
 		names[i] = t.Name
 	}
+	if *asJSON {
+		b, _ := json.Marshal(map[string]any{"ok": true, "name": p.Manifest.Name, "abi": p.Manifest.ABI, "tools": names})
+		fmt.Fprintf(stdout, "%s\n", b)
+		return 0
+	}
 	fmt.Fprintf(stdout, "ok: %s (ABI %d): %d tools: %s\n", p.Manifest.Name, p.Manifest.ABI, len(tools), strings.Join(names, ", "))
 	return 0
 }
 
 func functionTools(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	rt, p, tools, code := onePackage(ctx, "tools", args, stderr)
+	c := newCommand("kobako function tools", "Usage: kobako function tools PKG\n\nPrints the package's tools (all pages of tools/list) as a JSON array.\n", stdout, stderr)
+	pos, code := c.parse(args, true)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		return c.usageErr("want one PKG, got %d arguments", len(pos))
+	}
+	rt, p, tools, code := openPackage(ctx, pos[0], stderr)
 	if code >= 0 {
 		return code
 	}
@@ -174,79 +181,89 @@ func functionTools(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return 0
 }
 
-func functionCall(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("kobako function call", "Usage: kobako function call [flags] PKG TOOL [ARGS_JSON]\n\nCalls TOOL in a fresh instance and prints its CallToolResult as one JSON line.\nExit status: 0 when the call completed (isError included), 3 when the module crashed.\n\nFlags:\n", stderr)
+const functionCallUsage = `Usage: kobako function call [flags] PKG TOOL [ARGS]
+
+Calls TOOL in a fresh instance and prints its CallToolResult as one JSON line. ARGS is a JSON
+object (default {}), "-" to read it from stdin, or @FILE to read it from FILE.
+Exit status: 0 when the call completed (isError included), 2 for an unknown TOOL or malformed
+ARGS, 3 when the module crashed.
+`
+
+func functionCall(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := newCommand("kobako function call", functionCallUsage, stdout, stderr)
 	limits := subako.DefaultCallLimits()
-	timeout := fset.Duration("timeout", limits.Deadline, "wall-clock deadline of the call")
-	fuel := fset.Uint64("fuel", limits.Fuel, "fuel for the call, in wasm instructions")
+	timeout := c.Duration("timeout", limits.Deadline, "wall-clock deadline of the call, a `DURATION` such as 30s")
+	fuel := c.Uint64("fuel", limits.Fuel, "fuel for the call: `N` wasm instructions")
 	maxMem := sizeFlag(limits.MemoryBytes)
-	fset.Var(&maxMem, "max-memory", "largest size of the module's memory (e.g. 256MiB)")
+	c.Var(&maxMem, "max-memory", "largest size of the module's memory, a `SIZE` such as 256MiB")
 	budget := sizeFlag(subako.DefaultWriteBudget)
-	fset.Var(&budget, "write-budget", "bytes the call may write to files (e.g. 64MiB)")
-	volume := fset.String("volume", "", "host directory mounted at /volume/tmp (default: a fresh temporary directory)")
-	data := fset.String("data", "", "host directory mounted at /volume/data (default: none)")
+	c.Var(&budget, "write-budget", "bytes the call may write to files, a `SIZE` such as 64MiB")
+	volume := c.String("volume", "", "host `DIR` mounted at /volume/tmp (default: a fresh temporary directory)")
+	data := c.String("data", "", "host `DIR` mounted at /volume/data (default: none)")
 	var skills, hosts listFlag
-	fset.Var(&skills, "skill", "mount host directory DIR read-only at /skills/NAME, given as NAME=DIR (repeatable)")
-	fset.Var(&hosts, "allow-host", "let subako_http reach hosts matching PATTERN: api.example.com, *.example.com, * (repeatable)")
-	pos, err := parseInterspersed(fset, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return exitUsage
+	c.Var(&skills, "skill", "mount host directory DIR read-only at /skills/NAME, given as `NAME=DIR` (repeatable)")
+	c.Var(&hosts, "allow-host", "let subako_http reach hosts matching `PATTERN`: api.example.com, *.example.com, * (repeatable)")
+	pos, code := c.parse(args, true)
+	if code >= 0 {
+		return code
 	}
 	if len(pos) < 2 || len(pos) > 3 {
-		fset.Usage()
-		return exitUsage
+		return c.usageErr("want PKG TOOL [ARGS], got %d arguments", len(pos))
 	}
 	limits.Deadline, limits.Fuel, limits.MemoryBytes = *timeout, *fuel, uint64(maxMem)
 	if err := limits.Validate(); err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitUsage
+		return c.usageErr("%v", err)
 	}
 	opts := subako.CallOptions{Limits: limits, Volume: *volume, Data: *data, WriteBudget: int64(budget)}
 	for _, s := range skills {
 		name, dir, ok := strings.Cut(s, "=")
 		if !ok || name == "" || dir == "" {
-			fmt.Fprintf(stderr, "error: --skill %q: want NAME=DIR\n", s)
-			return exitUsage
+			return c.usageErr("--skill %q: want NAME=DIR", s)
 		}
 		opts.Skills = append(opts.Skills, subako.Skill{Name: name, Dir: dir})
+	}
+	for _, h := range hosts {
+		if strings.Contains(h, "://") || strings.ContainsAny(h, "/?#") {
+			return c.usageErr("--allow-host %q: give a host name pattern (api.example.com, *.example.com), not a URL; subako_http always uses https", h)
+		}
 	}
 	if len(hosts) > 0 {
 		pol, err := egress.NewPolicy(egress.PolicyConfig{AllowHosts: hosts})
 		if err != nil {
-			fmt.Fprintf(stderr, "error: --allow-host: %v\n", err)
-			return exitUsage
+			return c.usageErr("--allow-host: %v", err)
 		}
 		opts.Network = pol
 	}
 	var callArgs json.RawMessage
 	if len(pos) == 3 {
-		callArgs = json.RawMessage(pos[2])
+		b, err := readArgsSource(pos[2], stdin)
+		if err != nil {
+			return c.usageErr("ARGS %s: %v", pos[2], err)
+		}
+		if err := checkArgsJSON(b); err != nil {
+			return c.usageErr("ARGS: %v", err)
+		}
+		callArgs = b
 	}
-	rt, err := subako.New(ctx, subako.Config{})
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitError
+	rt, p, tools, code := openPackage(ctx, pos[0], stderr)
+	if code >= 0 {
+		return code
 	}
 	defer rt.Close(ctx)
-	p, err := loadPackage(ctx, rt, pos[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "error: %s: %v\n", pos[0], err)
-		return exitError
-	}
 	defer p.Close()
+	names := make([]string, len(tools))
+	found := false
+	for i, t := range tools {
+		names[i] = t.Name
+		found = found || t.Name == pos[1]
+	}
+	if !found {
+		fmt.Fprintf(stderr, "error: %s: unknown tool %q; the package's tools: %s\n", pos[0], pos[1], listOrNone(names))
+		return exitUsage
+	}
 	res, err := p.Call(ctx, pos[1], callArgs, opts)
 	if err != nil {
-		reportRunError(stderr, pos[0], err)
-		if errors.Is(err, subako.ErrCrash) {
-			return exitCrash
-		}
-		if errors.Is(err, subako.ErrOptions) {
-			return exitUsage
-		}
-		return exitError
+		return reportRunError(ctx, stderr, pos[0], err)
 	}
 	b, err := json.Marshal(res)
 	if err != nil {
@@ -257,19 +274,83 @@ func functionCall(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	return 0
 }
 
-func functionPack(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fset := newFlagSet("kobako function pack", "Usage: kobako function pack DIR -o PKG.zip\n\nChecks the package in DIR (manifest and module) and writes subako-package.json, module.wasm\nand assets/ to a zip.\n\nFlags:\n", stderr)
-	out := fset.String("o", "", "the zip file to write")
-	pos, err := parseInterspersed(fset, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return exitUsage
+// checkArgsJSON checks that b is one JSON object, and says where it is not.
+func checkArgsJSON(b []byte) error {
+	var v any
+	err := json.Unmarshal(b, &v)
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		line, col := lineCol(b, syn.Offset)
+		return fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, err)
+	case errors.As(err, &typ):
+		return err
+	case err != nil:
+		return err
 	}
-	if len(pos) != 1 || *out == "" {
-		fset.Usage()
-		return exitUsage
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("arguments must be a JSON object, not %s", jsonKind(v))
+	}
+	return nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "an object"
+}
+
+// lineCol turns a byte offset (as json.SyntaxError gives it: bytes read so far) into a 1-based
+// line and column (in bytes) of the byte that failed.
+func lineCol(b []byte, off int64) (int, int) {
+	if off > int64(len(b)) {
+		off = int64(len(b))
+	}
+	if off > 0 {
+		off-- // the offending byte is the last one read
+	}
+	line, col := 1, 1
+	for _, c := range b[:off] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+const functionPackUsage = `Usage: kobako function pack DIR -o PKG.zip
+
+Checks the package in DIR (manifest and module) and writes subako-package.json, module.wasm and
+assets/ to a zip. The zip is written next to PKG.zip under a temporary name and renamed into place
+once it loads, so a failed pack leaves PKG.zip as it was; an output that is one of the package's
+own files, or inside its assets/, is refused.
+`
+
+func functionPack(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c := newCommand("kobako function pack", functionPackUsage, stdout, stderr)
+	out := c.String("o", "", "the zip `FILE` to write")
+	pos, code := c.parse(args, true)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		return c.usageErr("want one DIR, got %d arguments", len(pos))
+	}
+	if *out == "" {
+		return c.usageErr("-o PKG.zip is required")
 	}
 	dir := pos[0]
 	rt, err := subako.New(ctx, subako.Config{})
@@ -284,40 +365,149 @@ func functionPack(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitError
 	}
 	p.Close()
-	n, err := writePackageZip(dir, *out)
+	n, err := packDir(ctx, rt, dir, *out)
 	if err != nil {
-		os.Remove(*out)
 		fmt.Fprintf(stderr, "error: pack: %v\n", err)
-		return exitError
-	}
-	f, err := os.Open(*out)
-	if err == nil {
-		fi, _ := f.Stat()
-		var zp *subako.Package
-		zp, err = rt.LoadZip(ctx, f, fi.Size())
-		f.Close()
-		if err == nil {
-			zp.Close()
+		if errors.Is(err, errPackOutput) {
+			return exitUsage
 		}
-	}
-	if err != nil {
-		os.Remove(*out)
-		fmt.Fprintf(stderr, "error: pack: the written zip does not load: %v\n", err)
 		return exitError
 	}
 	fmt.Fprintf(stdout, "packed %s (%d files) into %s\n", p.Manifest.Name, n, *out)
 	return 0
 }
 
-// writePackageZip writes the package files of dir (the manifest, the module and assets/) to a
-// zip, in sorted order with fixed times so that the same directory gives the same bytes. Symbolic
-// links and special files under assets/ are refused, since a package zip cannot hold them.
-func writePackageZip(dir, out string) (int, error) {
+// errPackOutput marks an output path that would overwrite or nest the package's own files.
+var errPackOutput = errors.New("the output would overwrite the package")
+
+// packDir zips the package dir into out: into a temporary file beside out, checked by loading it,
+// then renamed over out. out must not resolve (through symbolic links, "..", or a hard link) to a
+// file the zip reads, nor lie inside dir's assets/ (the next pack would nest it). Only the
+// temporary file is ever removed.
+func packDir(ctx context.Context, rt *subako.Runtime, dir, out string) (int, error) {
+	names, err := packageFiles(dir)
+	if err != nil {
+		return 0, err
+	}
+	if err := checkPackOutput(dir, names, out); err != nil {
+		return 0, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), ".kobako-pack-*.zip")
+	if err != nil {
+		return 0, err
+	}
+	tmpName := tmp.Name()
+	done := false
+	defer func() {
+		if !done {
+			os.Remove(tmpName)
+		}
+	}()
+	if err := writePackageZip(dir, names, tmp); err != nil {
+		tmp.Close()
+		return 0, err
+	}
+	if err := tmp.Close(); err != nil {
+		return 0, err
+	}
+	f, err := os.Open(tmpName)
+	if err != nil {
+		return 0, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		var zp *subako.Package
+		zp, err = rt.LoadZip(ctx, f, fi.Size())
+		if err == nil {
+			zp.Close()
+		}
+	}
+	f.Close()
+	if err != nil {
+		return 0, fmt.Errorf("the written zip does not load: %w", err)
+	}
+	// CreateTemp makes the file 0600; a package zip is as readable as any file the user creates.
+	if err := os.Chmod(tmpName, 0o644); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(tmpName, out); err != nil {
+		return 0, err
+	}
+	done = true
+	return len(names), nil
+}
+
+// checkPackOutput refuses an output path that is one of the files names lists (relative to dir)
+// or lies inside dir's assets/, however the paths are spelled.
+func checkPackOutput(dir string, names []string, out string) error {
+	outAbs, err := resolvePath(out)
+	if err != nil {
+		return err
+	}
+	outInfo, statErr := os.Stat(out)
+	if statErr == nil && outInfo.IsDir() {
+		return fmt.Errorf("%w: %s is a directory", errPackOutput, out)
+	}
+	assets, err := resolvePath(filepath.Join(dir, subako.AssetsDir))
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(assets, outAbs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%w: %s is inside the package's %s/ (the next pack would pack the zip into itself)", errPackOutput, out, subako.AssetsDir)
+	}
+	for _, name := range names {
+		in := filepath.Join(dir, filepath.FromSlash(name))
+		inAbs, err := resolvePath(in)
+		if err != nil {
+			return err
+		}
+		same := inAbs == outAbs
+		if !same && statErr == nil {
+			if inInfo, err := os.Stat(in); err == nil {
+				same = os.SameFile(inInfo, outInfo) // a hard link
+			}
+		}
+		if same {
+			return fmt.Errorf("%w: %s is the package's own %s", errPackOutput, out, name)
+		}
+	}
+	return nil
+}
+
+// resolvePath is p made absolute with every symbolic link resolved, as far as p exists: a path
+// whose last elements do not exist yet resolves its existing parent.
+func resolvePath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	var missing []string
+	for {
+		r, err := filepath.EvalSymlinks(abs)
+		if err == nil {
+			return filepath.Join(append([]string{r}, missing...)...), nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return filepath.Join(append([]string{abs}, missing...)...), nil
+		}
+		missing = append([]string{filepath.Base(abs)}, missing...)
+		abs = parent
+	}
+}
+
+// packageFiles lists the package files of dir, slash-separated and relative to it: the manifest,
+// the module, then assets/ in sorted order. Symbolic links and special files under assets/ are
+// refused, since a package zip cannot hold them.
+func packageFiles(dir string) ([]string, error) {
 	names := []string{subako.ManifestFile, subako.ModuleFile}
 	assets := filepath.Join(dir, subako.AssetsDir)
 	if fi, err := os.Lstat(assets); err == nil {
 		if !fi.IsDir() {
-			return 0, fmt.Errorf("%s is not a directory", assets)
+			return nil, fmt.Errorf("%s is not a directory", assets)
 		}
 		err := filepath.WalkDir(assets, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -337,21 +527,22 @@ func writePackageZip(dir, out string) (int, error) {
 			return nil
 		})
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
 	sort.Strings(names[2:])
-	f, err := os.Create(out)
-	if err != nil {
-		return 0, err
-	}
+	return names, nil
+}
+
+// writePackageZip writes the files names lists (relative to dir) to a zip on f, with fixed times
+// so that the same directory gives the same bytes.
+func writePackageZip(dir string, names []string, f io.Writer) error {
 	zw := zip.NewWriter(f)
 	fixed := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, name := range names {
 		src, err := os.Open(filepath.Join(dir, filepath.FromSlash(name)))
 		if err != nil {
-			f.Close()
-			return 0, err
+			return err
 		}
 		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: fixed})
 		if err == nil {
@@ -359,13 +550,8 @@ func writePackageZip(dir, out string) (int, error) {
 		}
 		src.Close()
 		if err != nil {
-			f.Close()
-			return 0, err
+			return err
 		}
 	}
-	if err := zw.Close(); err != nil {
-		f.Close()
-		return 0, err
-	}
-	return len(names), f.Close()
+	return zw.Close()
 }

@@ -43,7 +43,12 @@ func TestFunction_Example(t *testing.T) {
 	}{
 		{[]string{"validate", "example"}, 0, "ok: hello (ABI 1): 1 tools: greet\n"},
 		{[]string{"call", "example", "greet", `{"name":"Ada"}`}, 0, `{"content":[{"type":"text","text":"Hello, Ada!"}]}` + "\n"},
-		{[]string{"call", "example", "greet"}, 0, `{"content":[{"type":"text","text":"Hello, world!"}]}` + "\n"},
+		// The example checks its arguments as a package built with subako/sdk does.
+		{[]string{"call", "example", "greet"}, 0, `{"content":[{"type":"text","text":"missing required argument \"name\""}],"isError":true}` + "\n"},
+		{[]string{"call", "example", "greet", `{"name":7}`}, 0, `{"content":[{"type":"text","text":"argument \"name\" must be a string"}],"isError":true}` + "\n"},
+		{[]string{"call", "example", "greet", `{"x":{"name":1},"name":"B\"q"}`}, 0, `{"content":[{"type":"text","text":"argument \"name\" must be a string"}],"isError":true}` + "\n"},
+		{[]string{"call", "example", "greet", `{"x":1,"name":"B\"q"}`}, 0, `{"content":[{"type":"text","text":"Hello, B\"q!"}]}` + "\n"},
+		{[]string{"call", "example", "nope", "{}"}, exitUsage, ""},
 	}
 	for _, tt := range tests {
 		code, out, errOut := runFunction(t, tt.args...)
@@ -120,16 +125,17 @@ func TestFunction_Errors(t *testing.T) {
 	}{
 		{nil, exitUsage, "Usage"},
 		{[]string{"frobnicate"}, exitUsage, "unknown function subcommand"},
-		{[]string{"validate"}, exitUsage, "Usage"},
+		{[]string{"validate"}, exitUsage, "error: want one PKG, got 0 arguments\nRun 'kobako function validate -h' for usage.\n"},
 		{[]string{"validate", bad}, exitError, "ABI 1 only"},
 		{[]string{"tools", filepath.Join(t.TempDir(), "missing")}, exitError, "invalid package"},
-		{[]string{"validate", fixturePackage(t, "exit_early", nil)}, exitError, "exited before answering"},
-		{[]string{"call", "example"}, exitUsage, "Usage"},
+		{[]string{"validate", fixturePackage(t, "exit_early", nil)}, exitCrash, "exited before answering"},
+		{[]string{"tools", fixturePackage(t, "exit_early", nil)}, exitCrash, "exited before answering"},
+		{[]string{"call", "example"}, exitUsage, "want PKG TOOL [ARGS], got 1 arguments"},
 		{[]string{"call", "example", "greet", "[1]"}, exitUsage, "arguments must be a JSON object"},
 		{[]string{"call", "--skill", "nodir", "example", "greet"}, exitUsage, "want NAME=DIR"},
 		{[]string{"call", "--allow-host", "*.com", "example", "greet"}, exitUsage, "--allow-host"},
 		{[]string{"call", "--fuel", "0", "example", "greet"}, exitUsage, "error"},
-		{[]string{"pack", "example"}, exitUsage, "Usage"},
+		{[]string{"pack", "example"}, exitUsage, "-o PKG.zip is required"},
 	}
 	for _, tt := range tests {
 		code, _, errOut := runFunction(t, tt.args...)

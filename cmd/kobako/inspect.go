@@ -2,45 +2,53 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/component/binary"
 	"github.com/kobako/kobako/engine"
 )
+
+const inspectUsage = `Usage: kobako inspect [--json] FILE.wasm
+
+Prints a component's imports and exports as WIT, or a core module's imports, exports, memories,
+post-MVP features and custom sections.
+`
 
 // inspectCommand prints what a WebAssembly file imports and exports: a component's world as WIT,
 // or a core module's imports, exports, memories, post-MVP features and custom sections.
 func inspectCommand(_ context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("kobako inspect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: kobako inspect FILE.wasm\n\nPrints a component's imports and exports as WIT, or a core module's imports and exports.\n")
-		fs.PrintDefaults()
+	c := newCommand("kobako inspect", inspectUsage, stdout, stderr)
+	asJSON := c.Bool("json", false, "print one JSON object instead of text")
+	pos, code := c.parse(args, true)
+	if code >= 0 {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return exitUsage
+	if len(pos) != 1 {
+		return c.usageErr("want one FILE.wasm, got %d arguments", len(pos))
 	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	name := fs.Arg(0)
+	name := pos[0]
 	b, err := os.ReadFile(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return exitError
 	}
-	text, err := inspectWasm(b)
+	var text string
+	if *asJSON {
+		var v any
+		if v, err = inspectJSON(b); err == nil {
+			var out []byte
+			out, err = json.MarshalIndent(v, "", "  ")
+			text = string(out) + "\n"
+		}
+	} else {
+		text, err = inspectWasm(b)
+	}
 	if err != nil {
-		fmt.Fprintf(stderr, "error: inspect %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "error: %s: %v\n", name, err)
 		return exitError
 	}
 	fmt.Fprint(stdout, text)
@@ -49,8 +57,8 @@ func inspectCommand(_ context.Context, args []string, _ io.Reader, stdout, stder
 
 // inspectWasm describes a component or a core module.
 func inspectWasm(b []byte) (string, error) {
-	if component.IsComponent(b) {
-		c, err := component.Decode(b)
+	if binary.IsComponent(b) {
+		c, err := binary.Decode(b)
 		if err != nil {
 			return "", err
 		}
@@ -61,6 +69,87 @@ func inspectWasm(b []byte) (string, error) {
 		return "", err
 	}
 	return formatModuleInfo(info), nil
+}
+
+// inspectExtern is one import or export in --json output. Type is a core function's signature in
+// the text format's spelling.
+type inspectExtern struct {
+	Kind   string `json:"kind"`
+	Module string `json:"module,omitempty"`
+	Name   string `json:"name"`
+	Type   string `json:"type,omitempty"`
+}
+
+// inspectJSON is what --json prints: for a component its imports and exports by name and sort,
+// the functions --invoke can call, and the WIT text; for a core module the same facts the text
+// form lists.
+func inspectJSON(b []byte) (any, error) {
+	if binary.IsComponent(b) {
+		c, err := binary.Decode(b)
+		if err != nil {
+			return nil, err
+		}
+		imports, exports := []inspectExtern{}, []inspectExtern{}
+		for _, im := range c.Imports {
+			imports = append(imports, inspectExtern{Kind: im.Type.Sort.String(), Name: im.Name.Raw})
+		}
+		for _, ex := range c.Exports {
+			exports = append(exports, inspectExtern{Kind: ex.Type.Sort.String(), Name: ex.Name.Raw})
+		}
+		funcs := componentFuncs(c)
+		if funcs == nil {
+			funcs = []string{}
+		}
+		return map[string]any{"kind": "component", "imports": imports, "exports": exports, "functions": funcs, "wit": c.WIT()}, nil
+	}
+	info, err := engine.Inspect(b)
+	if err != nil {
+		return nil, err
+	}
+	imports, exports := []inspectExtern{}, []inspectExtern{}
+	for _, im := range info.Imports {
+		e := inspectExtern{Kind: im.Kind.String(), Module: im.Module, Name: im.Name}
+		if im.Kind == engine.ExternFunc {
+			e.Type = coreSig(im.Params, im.Results)
+		}
+		imports = append(imports, e)
+	}
+	for _, ex := range info.Exports {
+		e := inspectExtern{Kind: ex.Kind.String(), Name: ex.Name}
+		if ex.Kind == engine.ExternFunc {
+			e.Type = coreSig(ex.Params, ex.Results)
+		}
+		exports = append(exports, e)
+	}
+	type memory struct {
+		MinPages uint64  `json:"min_pages"`
+		MaxPages *uint64 `json:"max_pages,omitempty"`
+		Shared   bool    `json:"shared,omitempty"`
+		Is64     bool    `json:"memory64,omitempty"`
+	}
+	mems := []memory{}
+	for _, m := range info.Memories {
+		mm := memory{MinPages: m.Min, Shared: m.Shared, Is64: m.Is64}
+		if m.HasMax {
+			mx := m.Max
+			mm.MaxPages = &mx
+		}
+		mems = append(mems, mm)
+	}
+	features := []string{}
+	seen := map[string]bool{}
+	for _, f := range info.Features {
+		if !seen[f.Feature] {
+			seen[f.Feature] = true
+			features = append(features, f.Feature)
+		}
+	}
+	custom := info.CustomSections
+	if custom == nil {
+		custom = []string{}
+	}
+	return map[string]any{"kind": "core module", "imports": imports, "exports": exports, "memories": mems,
+		"features": features, "custom_sections": custom}, nil
 }
 
 // formatModuleInfo renders a core module's interface one item a line, functions with their core

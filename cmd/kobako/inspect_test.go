@@ -89,11 +89,11 @@ func TestInspectErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no file", []string{"inspect"}, exitUsage, "Usage: kobako inspect FILE.wasm"},
-		{"two files", []string{"inspect", "a.wasm", "b.wasm"}, exitUsage, "Usage: kobako inspect FILE.wasm"},
-		{"bad flag", []string{"inspect", "-x", "a.wasm"}, exitUsage, "flag provided but not defined: -x"},
+		{"no file", []string{"inspect"}, exitUsage, "Run 'kobako inspect -h' for usage."},
+		{"two files", []string{"inspect", "a.wasm", "b.wasm"}, exitUsage, "Run 'kobako inspect -h' for usage."},
+		{"bad flag", []string{"inspect", "-x", "a.wasm"}, exitUsage, "error: unknown flag --x"},
 		{"missing", []string{"inspect", filepath.Join(dir, "missing.wasm")}, exitError, "missing.wasm"},
-		{"garbage", []string{"inspect", garbage}, exitError, "error: inspect " + garbage + ": "},
+		{"garbage", []string{"inspect", garbage}, exitError, "error: " + garbage + ": "},
 		{"truncated component", []string{"inspect", truncated}, exitError, "component"},
 	}
 	for _, tt := range tests {
@@ -110,8 +110,8 @@ func TestInspectErrors(t *testing.T) {
 			}
 		})
 	}
-	if code, out, _ := runCLI(t, "inspect", "-h"); code != 0 || out != "" {
-		t.Errorf("inspect -h: exit %d, stdout %q", code, out)
+	if code, out, errs := runCLI(t, "inspect", "-h"); code != 0 || !strings.HasPrefix(out, "Usage: kobako inspect [--json] FILE.wasm") || errs != "" {
+		t.Errorf("inspect -h: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
 

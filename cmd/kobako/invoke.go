@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/abi/wave"
 	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/component/binary"
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi/preview1"
+	"github.com/kobako/kobako/wasi/preview2"
 )
 
 // usageError marks an --invoke failure that is the caller's mistake rather than the program's:
@@ -26,7 +29,7 @@ func (e *usageError) Unwrap() error { return e.err }
 
 // invoke calls the export EXPR names in a component or a core module and prints its results in
 // WAVE on stdout, one line, nothing when there are none.
-func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg preview1.Config, limits engine.Limits, trapUnknown bool, stdout io.Writer) (runStats, error) {
+func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg preview1.Config, hc preview2.HTTPConfig, limits engine.Limits, trapUnknown bool, stdout io.Writer) (runStats, error) {
 	var st runStats
 	e, err := engine.New(ctx, engine.Config{})
 	if err != nil {
@@ -39,8 +42,8 @@ func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg preview1.Con
 	}
 	defer s.Close(ctx)
 	var out string
-	if component.IsComponent(wasmBytes) {
-		out, err = invokeComponent(ctx, e, s, wasmBytes, expr, cfg, trapUnknown)
+	if binary.IsComponent(wasmBytes) {
+		out, err = invokeComponent(ctx, e, s, wasmBytes, expr, cfg, hc, trapUnknown)
 	} else {
 		out, err = invokeCore(ctx, e, s, wasmBytes, expr, cfg, limits)
 	}
@@ -58,31 +61,37 @@ func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg preview1.Con
 // invokeComponent instantiates a component with WASI 0.2 to import (a component importing
 // anything else fails here naming the import, unless trapUnknown makes such imports trap when
 // called) and calls the export expr names.
-func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, wasmBytes []byte, expr string, cfg preview1.Config, trapUnknown bool) (string, error) {
+func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, wasmBytes []byte, expr string, cfg preview1.Config, hc preview2.HTTPConfig, trapUnknown bool) (string, error) {
 	call, err := wave.ParseCall(expr)
 	if err != nil {
-		return "", &usageError{fmt.Errorf("--invoke %q: %w", expr, err)}
+		return "", &usageError{fmt.Errorf("--invoke %s: %w", clipExpr(expr), err)}
 	}
 	cc, err := component.Compile(ctx, e, wasmBytes)
 	if err != nil {
 		return "", err
 	}
-	l, closeHost, err := wasiLinker(cc, preview2Config(cfg), trapUnknown)
+	l, err := wasiLinker(cc, trapUnknown)
 	if err != nil {
 		return "", err
 	}
-	defer closeHost()
+	p2 := preview2Config(cfg)
+	p2.HTTP = hc
+	h, err := preview2.Bind(s, p2)
+	if err != nil {
+		return "", err
+	}
+	defer h.Close()
 	in, err := l.Instantiate(ctx, s, cc)
 	if err != nil {
 		if errors.Is(err, component.ErrMissingImport) {
-			return "", fmt.Errorf("%w (kobako run provides WASI 0.2 to components, no other host interfaces; --trap-unknown-imports makes the others trap when called)", err)
+			return "", fmt.Errorf("%w (kobako run provides WASI 0.2 and wasi:http to components, no other host interfaces; --trap-unknown-imports makes the others trap when called)", err)
 		}
 		return "", err
 	}
 	fn, err := in.Func(call.Func)
 	if err != nil {
 		if errors.Is(err, component.ErrNoExport) {
-			return "", &usageError{fmt.Errorf("--invoke %q: %w (exported functions: %s)", expr, err, listOrNone(componentFuncs(cc.Component())))}
+			return "", &usageError{fmt.Errorf("--invoke %s: %w (exported functions: %s)", clipExpr(expr), err, listOrNone(componentFuncs(cc.Component())))}
 		}
 		return "", err
 	}
@@ -94,18 +103,10 @@ func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, was
 	}
 	args, err := wave.ParseArgs(types, call)
 	if err != nil {
-		return "", &usageError{fmt.Errorf("--invoke %q: %w (%s: %s)", expr, err, call.Func, ft)}
+		return "", &usageError{fmt.Errorf("--invoke %s: %w (%s: %s)", clipExpr(expr), err, call.Func, ft)}
 	}
 	res, err := fn.Call(ctx, args...)
 	if err != nil {
-		var trap *engine.Trap
-		if !errors.As(err, &trap) {
-			for _, kind := range abiTrapKinds {
-				if errors.Is(err, kind) {
-					return "", &abiTrap{kind: kind, err: err}
-				}
-			}
-		}
 		return "", err
 	}
 	if len(res) == 0 {
@@ -114,35 +115,20 @@ func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, was
 	return wave.FormatResults(ft.Results(), res), nil
 }
 
-// abiTrapKinds are the errors by which a guest breaks the canonical ABI during a call (a bad
-// pointer, char, discriminant or handle, a reentrant call): traps in the component model, so run
-// reports them like wasm traps.
-var abiTrapKinds = []error{
-	abi.ErrOutOfBounds, abi.ErrMisaligned, abi.ErrTooLong, abi.ErrDiscriminant, abi.ErrInvalidChar,
-	abi.ErrInvalidString, abi.ErrRealloc, abi.ErrPostReturn, abi.ErrHandle, abi.ErrTableFull,
-	abi.ErrCoreValues, component.ErrReentrance,
-}
-
-// abiTrap is a canonical ABI trap; kind is the abiTrapKinds entry it matched.
-type abiTrap struct{ kind, err error }
-
-func (e *abiTrap) Error() string { return e.kind.Error() + " (canonical ABI trap): " + e.err.Error() }
-func (e *abiTrap) Unwrap() error { return e.err }
-
 // componentFuncs lists the names --invoke accepts for c's exported functions: root functions
 // plainly, those of exported instances as "iface#f".
-func componentFuncs(c *component.Component) []string {
+func componentFuncs(c *binary.Component) []string {
 	var names []string
 	for _, ex := range c.Exports {
 		switch ex.Type.Sort {
-		case component.SortFunc:
+		case binary.SortFunc:
 			names = append(names, ex.Name.Raw)
-		case component.SortInstance:
+		case binary.SortInstance:
 			if ex.Type.Instance == nil {
 				continue
 			}
 			for _, d := range ex.Type.Instance.Exports {
-				if d.Type.Sort == component.SortFunc {
+				if d.Type.Sort == binary.SortFunc {
 					names = append(names, ex.Name.Raw+"#"+d.Name.Raw)
 				}
 			}
@@ -160,9 +146,9 @@ var coreTypes = map[engine.ValueType]abi.Type{engine.I32: abi.S32, engine.I64: a
 func invokeCore(ctx context.Context, e *engine.Engine, s *engine.Store, wasmBytes []byte, expr string, cfg preview1.Config, limits engine.Limits) (string, error) {
 	name, call, err := parseCoreCall(expr)
 	if err != nil {
-		return "", &usageError{fmt.Errorf("--invoke %q: %w", expr, err)}
+		return "", &usageError{fmt.Errorf("--invoke %s: %w", clipExpr(expr), err)}
 	}
-	m, err := e.CompileWithTableLimit(ctx, wasmBytes, limits.TableElements)
+	m, err := e.Compile(ctx, wasmBytes)
 	if err != nil {
 		return "", err
 	}
@@ -178,14 +164,14 @@ func invokeCore(ctx context.Context, e *engine.Engine, s *engine.Store, wasmByte
 		}
 	}
 	if desc == nil {
-		return "", &usageError{fmt.Errorf("--invoke %q: no exported function %q (exported functions: %s)", expr, name, listOrNone(funcs))}
+		return "", &usageError{fmt.Errorf("--invoke %s: no exported function %q (exported functions: %s)", clipExpr(expr), name, listOrNone(funcs))}
 	}
-	sig := coreSignature(desc)
+	sig := waveSignature(desc)
 	params := make([]abi.Type, len(desc.Params))
 	for i, vt := range desc.Params {
 		t, ok := coreTypes[vt]
 		if !ok {
-			return "", &usageError{fmt.Errorf("--invoke %q: parameter %d of %s is a %s, which has no WAVE form (%s: func%s)", expr, i+1, name, vt, name, sig)}
+			return "", &usageError{fmt.Errorf("--invoke %s: parameter %d of %s is a %s, which has no WAVE form (%s: %s)", clipExpr(expr), i+1, name, vt, name, sig)}
 		}
 		params[i] = t
 	}
@@ -193,13 +179,13 @@ func invokeCore(ctx context.Context, e *engine.Engine, s *engine.Store, wasmByte
 	for i, vt := range desc.Results {
 		t, ok := coreTypes[vt]
 		if !ok {
-			return "", &usageError{fmt.Errorf("--invoke %q: result %d of %s is a %s, which has no WAVE form (%s: func%s)", expr, i+1, name, vt, name, sig)}
+			return "", &usageError{fmt.Errorf("--invoke %s: result %d of %s is a %s, which has no WAVE form (%s: %s)", clipExpr(expr), i+1, name, vt, name, sig)}
 		}
 		results[i] = t
 	}
 	vals, err := wave.ParseArgs(params, call)
 	if err != nil {
-		return "", &usageError{fmt.Errorf("--invoke %q: %w (%s: func%s)", expr, err, name, sig)}
+		return "", &usageError{fmt.Errorf("--invoke %s: %w (%s: %s)", clipExpr(expr), err, name, sig)}
 	}
 	flat := make([]uint64, len(vals))
 	for i, v := range vals {
@@ -261,15 +247,45 @@ func parseCoreCall(expr string) (string, wave.Call, error) {
 	return name, call, nil
 }
 
-func coreSignature(d *engine.ExportDesc) string {
-	join := func(ts []engine.ValueType) string {
+// waveSignature writes a core export's type in the WIT spelling its WAVE arguments are read in
+// (coreTypes: i32 as s32, i64 as s64), so that an error names the same types throughout; a type
+// with no WAVE form keeps its core name.
+func waveSignature(d *engine.ExportDesc) string {
+	join := func(ts []engine.ValueType) []string {
 		s := make([]string, len(ts))
 		for i, t := range ts {
-			s[i] = t.String()
+			if at, ok := coreTypes[t]; ok {
+				s[i] = at.String()
+			} else {
+				s[i] = t.String()
+			}
 		}
-		return strings.Join(s, ", ")
+		return s
 	}
-	return "(" + join(d.Params) + ") -> (" + join(d.Results) + ")"
+	params := join(d.Params)
+	for i := range params {
+		params[i] = fmt.Sprintf("p%d: %s", i, params[i])
+	}
+	sig := "func(" + strings.Join(params, ", ") + ")"
+	switch res := join(d.Results); len(res) {
+	case 0:
+	case 1:
+		sig += " -> " + res[0]
+	default:
+		sig += " -> tuple<" + strings.Join(res, ", ") + ">"
+	}
+	return sig
+}
+
+// clipExpr quotes an --invoke expression for an error message, shortened to its first 80
+// characters: the error's line and column say where the problem is.
+func clipExpr(expr string) string {
+	const max = 80
+	if utf8.RuneCountInString(expr) <= max {
+		return strconv.Quote(expr)
+	}
+	r := []rune(expr)
+	return strconv.Quote(string(r[:max])) + fmt.Sprintf("… (%d bytes)", len(expr))
 }
 
 func listOrNone(names []string) string {

@@ -76,6 +76,15 @@ func TestInvokeComponent(t *testing.T) {
 	}
 }
 
+// TestInvokeDigitWord calls an export whose second word starts with a digit, which the component
+// model's label grammar allows (run-1, add-10).
+func TestInvokeDigitWord(t *testing.T) {
+	code, out, errs := runCLI(t, "run", "--invoke", "run-1(41)", "../../component/testdata/runtime/empty-module.wasm")
+	if code != 0 || out != "142\n" || errs != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 142", code, out, errs)
+	}
+}
+
 // TestInvokeCore calls core module exports, their i32/i64/f32/f64 read and printed as WAVE
 // s32/s64/f32/f64.
 func TestInvokeCore(t *testing.T) {
@@ -131,21 +140,23 @@ func TestInvokeErrors(t *testing.T) {
 		{"trap", []string{"--invoke", "boom()", calcWasm}, exitTrap,
 			[]string{"calc.wasm: unreachable"}},
 		{"canonical ABI trap", []string{"--invoke", "bad-char()", calcWasm}, exitTrap,
-			[]string{"invalid char (canonical ABI trap)", "bad-char"}},
+			[]string{"canonical ABI violation in function bad-char", "invalid char", "bad-char"}},
 		{"bad discriminant", []string{"--invoke", "bad-color()", calcWasm}, exitTrap,
-			[]string{"discriminant out of range (canonical ABI trap)"}},
+			[]string{"canonical ABI violation", "discriminant out of range"}},
 		{"fuel exhausted", []string{"--fuel", "1000", "--invoke", "spin(100000000)", calcWasm}, exitTrap,
 			[]string{"calc.wasm: fuel exhausted"}},
 		{"deadline", []string{"--timeout", "20ms", "--fuel", "9000000000000000000", "--invoke", "spin(4000000000)", calcWasm}, exitTrap,
 			[]string{"deadline exceeded"}},
 		{"missing import", []string{"--invoke", "run(1)", hostWasm}, exitError,
-			[]string{"missing import: docs:host/api@0.2.1#", "provides WASI 0.2 to components, no other host interfaces"}},
+			[]string{"missing import: docs:host/api@0.2.1#", "provides WASI 0.2 and wasi:http to components, no other host interfaces"}},
 		{"component, no invoke", []string{calcWasm}, exitError,
 			[]string{"component does not export wasi:cli/run", "--invoke"}},
 		{"core unknown export", []string{"--invoke", "fibo(3)", fibWasm}, exitUsage,
 			[]string{`no exported function "fibo" (exported functions: fib, sumsq)`}},
 		{"core too many", []string{"--invoke", "fib(1, 2)", fibWasm}, exitUsage,
-			[]string{"wave: 1:8: too many arguments: fib takes 1", "fib: func(i32) -> (i32)"}},
+			[]string{"wave: 1:8: too many arguments: fib takes 1", "(fib: func(p0: s32) -> s32)"}},
+		{"long expression clipped", []string{"--invoke", "fib(" + strings.Repeat("1", 10000) + ")", fibWasm}, exitUsage,
+			[]string{`--invoke "fib(1111111111111111111111111111111111111111111111111111111111111111111111111111"… (10005 bytes): wave: 1:5:`}},
 		{"core out of range", []string{"--invoke", "fib(4294967296)", fibWasm}, exitUsage,
 			[]string{"out of range for s32"}},
 		{"core no parens", []string{"--invoke", "fib", fibWasm}, exitUsage,

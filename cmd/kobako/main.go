@@ -4,6 +4,8 @@
 //	kobako function SUBCOMMAND ...             run and check ABI 1 function packages
 //	kobako plugin SUBCOMMAND ...               manage ZeroClaw plugins
 //	kobako inspect FILE.wasm                   print a module's or component's imports and exports
+//	kobako mcp [flags] [PKG | NAME=PKG]...     serve packages and plugins to MCP clients
+//	kobako version                             print kobako's version
 //
 // Run `kobako COMMAND -h` for a command's flags.
 package main
@@ -14,10 +16,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		// After the first Ctrl-C, which lets the run stop cleanly (exit 130), a second one kills.
+		<-ctx.Done()
+		stop()
+	}()
 	code := kobako(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -31,8 +39,10 @@ Usage:
   kobako function SUBCOMMAND ...             ABI 1 function packages (validate, tools, call, pack); "example" is embedded
   kobako plugin SUBCOMMAND ...               manage ZeroClaw plugins (list, search, install, remove, info, keygen, sign)
   kobako inspect FILE.wasm                   print a component's imports and exports as WIT (a core module's too)
+  kobako mcp [flags] [PKG | NAME=PKG]...     serve packages and ZeroClaw tool plugins to MCP clients (stdio, or --http)
+  kobako version                             print kobako's version
 
-Run 'kobako COMMAND -h' for a command's flags.
+Run 'kobako help COMMAND' or 'kobako COMMAND -h' for a command's flags.
 `
 
 // kobako runs one CLI invocation and returns its exit status; main is only the process glue, so
@@ -49,12 +59,57 @@ func kobako(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return functionCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "plugin":
 		return pluginCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "mcp":
+		return mcpCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "inspect":
 		return inspectCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "kobako", version())
+		return 0
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[0] == "help" {
+			switch args[1] {
+			case "run", "function", "plugin", "inspect", "mcp":
+				return kobako(ctx, []string{args[1], "-h"}, stdin, stdout, stderr)
+			case "version":
+				fmt.Fprintln(stdout, "Usage: kobako version\n\nPrints kobako's module version and, for a build from a git checkout, its commit.")
+				return 0
+			}
+			fmt.Fprintf(stderr, "error: unknown command %q\nRun 'kobako help' for the commands.\n", args[1])
+			return 2
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "error: unknown command %q\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "error: unknown command %q\nRun 'kobako help' for the commands.\n", args[0])
 	return 2
+}
+
+// version describes the running binary from its build information: the module version (a tag,
+// a pseudo-version, or "(devel)" for a build inside the repository) and the commit, with
+// "+dirty" when the checkout had changes.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown version)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		v += " " + rev + dirty
+	}
+	return v + " " + bi.GoVersion
 }

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -29,7 +30,12 @@ Subcommands:
   search QUERY              search the registry by name and description
   install SOURCE            install a local directory or manifest.toml, or a registry NAME[@VERSION]
   remove NAME               remove an installed plugin
-  info NAME|PATH            show a plugin's manifest, signature, permissions, config schema and config key
+  info NAME|PATH            show a plugin's manifest, signature, permissions, config schema and config key,
+                            and for an installed plugin its world's metadata (tool name, description
+                            and schema; channel or memory name and capability flags)
+  call NAME ARGS_JSON       run a tool plugin's execute once; stdout is the tool result as one JSON line
+  shell NAME                load a channel or memory plugin once and answer WAVE calls read from stdin,
+                            one per line (channels also take "inbound <host-inbound-message>")
   keygen [--out FILE]       create an Ed25519 publisher key
   sign DIR|MANIFEST --key FILE
                             sign a plugin manifest with a publisher key
@@ -42,6 +48,13 @@ Common flags (where they apply):
   --signature-mode MODE     disabled, permissive or strict (default from the config, else disabled)
   --trusted-key HEX         trust a publisher key (repeatable; adds to the config's keys)
   --json                    machine-readable output
+
+call and shell flags:
+  --binding B               instance binding (default: the package name)
+  --fuel N, --timeout D, --max-memory SIZE
+                            override [plugins.limits] call_fuel, call_timeout_ms, max_memory_mb
+  --log-format text|json    plugin log records on stderr, one line each (default text)
+  --stdio                   forward the guest's WASI stdout and stderr to stderr
 
 Run 'kobako plugin SUBCOMMAND -h' for a subcommand's flags.
 `
@@ -62,6 +75,7 @@ func (s *pluginStrings) Set(v string) error { *s = append(*s, v); return nil }
 // pluginEnv is one invocation's flags and streams.
 type pluginEnv struct {
 	ctx            context.Context
+	stdin          io.Reader
 	stdout, stderr io.Writer
 
 	config        string
@@ -107,87 +121,64 @@ func pluginCommand(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		}
 	}
 	if sub == nil {
-		fmt.Fprintf(stderr, "kobako plugin: unknown subcommand %q\n\n%s", args[0], pluginUsage)
+		fmt.Fprintf(stderr, "error: unknown plugin subcommand %q\nRun 'kobako plugin -h' for usage.\n", args[0])
 		return pluginExitUsage
 	}
-	e := &pluginEnv{ctx: ctx, stdout: stdout, stderr: stderr}
-	fs := flag.NewFlagSet("kobako plugin "+sub.name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: kobako plugin %s [flags] %s\n\n%s\n\nFlags:\n", sub.name, sub.args, sub.help)
-		fs.PrintDefaults()
+	e := &pluginEnv{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	line := "Usage: kobako plugin " + sub.name + " [flags]"
+	if sub.args != "" {
+		line += " " + sub.args
 	}
+	fs := newCommand("kobako plugin "+sub.name, line+"\n\n"+sub.help+"\n", stdout, stderr)
 	if sub.host {
-		fs.StringVar(&e.config, "config", "", "kobako config `file` (default $KOBAKO_CONFIG or ~/.kobako/config.toml)")
-		fs.StringVar(&e.pluginsDir, "plugins-dir", "", "plugins `directory` (default from the config, else ~/.kobako/plugins)")
-		fs.StringVar(&e.signatureMode, "signature-mode", "", "signature `mode`: disabled, permissive or strict (default from the config)")
-		fs.Var(&e.trustedKeys, "trusted-key", "trust a publisher key given in `hex` (repeatable)")
+		fs.StringVar(&e.config, "config", "", "kobako config `FILE` (default $KOBAKO_CONFIG or ~/.kobako/config.toml); it must exist")
+		fs.StringVar(&e.pluginsDir, "plugins-dir", "", "plugins `DIR` (default from the config, else ~/.kobako/plugins)")
+		fs.StringVar(&e.signatureMode, "signature-mode", "", "signature `MODE`: disabled, permissive or strict (default from the config)")
+		fs.Var(&e.trustedKeys, "trusted-key", "trust a publisher key given in `HEX` (repeatable)")
 	}
 	if sub.registry {
-		fs.StringVar(&e.registry, "registry", "", "registry index `URL or path`")
+		fs.StringVar(&e.registry, "registry", "", "registry index `URL|PATH`")
 	}
 	fs.BoolVar(&e.json, "json", false, "machine-readable JSON output")
 	if sub.flags != nil {
-		sub.flags(fs)
+		sub.flags(fs.FlagSet)
 	}
-	positional, err := pluginParseArgs(fs, args[1:])
-	if errors.Is(err, flag.ErrHelp) {
-		return pluginExitOK
+	positional, code := fs.parse(args[1:], true)
+	if code >= 0 {
+		return code
 	}
-	if err != nil {
-		return pluginExitUsage // the flag package already reported it
-	}
-	err = sub.run(e, fs, positional)
+	err := sub.run(e, fs.FlagSet, positional)
 	var ue *pluginUsageError
 	switch {
 	case err == nil:
 		return pluginExitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "kobako plugin %s: %s\n", sub.name, ue.msg)
-		fs.Usage()
-		return pluginExitUsage
+		return fs.usageErr("%s", ue.msg)
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "error: interrupted\n")
+		return exitInterrupted
 	default:
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return pluginExitError
 	}
 }
 
-// pluginParseArgs parses flags wherever they appear, as in
-// `kobako plugin search calendar --registry URL`; everything after "--" is
-// positional.
-func pluginParseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		consumed := len(args) - fs.NArg()
-		if consumed > 0 && args[consumed-1] == "--" {
-			return append(positional, fs.Args()...), nil
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
-}
-
 var pluginSubs = []pluginSub{
 	{name: "list", help: "List the plugins in the plugins directory: admitted plugins, and the directories discovery skipped with the reason.", host: true, run: pluginList},
 	{name: "search", args: "QUERY", help: "Search the registry index: a case-insensitive match on plugin names and descriptions. Nothing is installed or run.", registry: true, run: pluginSearch},
-	{name: "install", args: "SOURCE", help: "Install a plugin from a local directory or manifest.toml path, or a registry NAME or NAME@VERSION\n(a bare name takes the index's last matching entry). The same checks apply either way.", host: true, registry: true, run: pluginInstall},
+	{name: "install", args: "SOURCE", help: "Install a plugin from a local directory, manifest.toml path or .zip archive, or a registry NAME or\nNAME@VERSION (a bare name takes the index's last matching entry). The same checks apply either way,\nthe wasm included: it must be a component exporting the worlds the capabilities name, and match\nthe manifest's wasm_sha256 when it pins one.", host: true, registry: true, run: pluginInstall},
 	{name: "remove", args: "NAME", help: "Remove an installed plugin (or a plugin directory that failed discovery).", host: true, run: pluginRemove},
-	{name: "info", args: "NAME|PATH", help: "Show an installed plugin, or check a local plugin directory without installing it.", host: true, run: pluginInfo},
+	{name: "info", args: "NAME|PATH", help: "Show an installed plugin, or check a local plugin directory without installing it. A signature\ncovers the manifest; it covers the wasm too when the manifest pins it with wasm_sha256.", host: true, run: pluginInfo},
+	{name: "call", args: "NAME ARGS_JSON", help: "Run a tool plugin's execute once, in a fresh instance, with the config of its [[plugins.entries]] section.\nstdout is exactly one JSON line, the tool result; a guest error, trap or limit is one error: line on stderr.", host: true, run: pluginCall, flags: pluginRunFlagSet},
+	{name: "shell", args: "NAME", help: "Load a channel or memory plugin once and answer, in order, one stdout line per stdin line:\na WAVE call of a plugin function by its WIT name (store-entry(\"k\", \"v\", core, none)), answered with the\nWAVE result or error: …. Channels also take `inbound <WAVE host-inbound-message>` (answered `queued N`)\nand print every message their listen loop polls as `message <WAVE inbound-message>`.", host: true, run: pluginShell, flags: pluginRunFlagSet},
 	{name: "keygen", help: "Create an Ed25519 publisher key. The private key (PKCS#8 PEM) goes to --out, or to stdout without it;\nthe public key is printed as hex for publisher_key and trusted_publisher_keys.", run: pluginKeygen,
 		flags: func(fs *flag.FlagSet) {
-			fs.String("out", "", "write the private key to `file` (mode 0600)")
+			fs.String("out", "", "write the private key to `FILE` (mode 0600)")
 			fs.Bool("force", false, "overwrite an existing --out file")
 		}},
-	{name: "sign", args: "DIR|MANIFEST", help: "Sign a plugin manifest in place: signature and publisher_key are (re)written at the root,\nthe rest of the file is kept exactly as written.", run: pluginSign,
+	{name: "sign", args: "DIR|MANIFEST", help: "Sign a plugin manifest in place: signature and publisher_key are (re)written at the root,\nthe rest of the file is kept exactly as written. The signature covers the manifest's text, not the\nwasm file; pin the wasm with wasm_sha256 = \"<hex sha256>\" (a kobako extension, ignored by the\nreference host) before signing, and the signature covers the component too.", run: pluginSign,
 		flags: func(fs *flag.FlagSet) {
-			fs.String("key", "", "private key `file` (from keygen, OpenSSL or the reference's PKCS#8 DER)")
+			fs.String("key", "", "private key `FILE` (from keygen, OpenSSL or the reference's PKCS#8 DER)")
 		}},
 }
 
@@ -206,6 +197,12 @@ func (e *pluginEnv) hostConfig() (*zeroclaw.Config, string, zeroclaw.Options, er
 	cfgPath, err := zeroclaw.ConfigPath(e.config)
 	if err != nil {
 		return nil, "", zeroclaw.Options{}, err
+	}
+	// A config file named on purpose (--config or $KOBAKO_CONFIG) must exist: a typo would
+	// otherwise silently give the defaults.
+	named := e.config != "" || os.Getenv(zeroclaw.EnvConfigFile) != ""
+	if _, err := os.Stat(cfgPath); named && errors.Is(err, fs.ErrNotExist) {
+		return nil, "", zeroclaw.Options{}, fmt.Errorf("config file %s does not exist (create it, or leave out --config and $KOBAKO_CONFIG for the defaults)", cfgPath)
 	}
 	cfg, err := zeroclaw.LoadConfig(cfgPath, false)
 	if err != nil {
@@ -285,7 +282,7 @@ func pluginList(e *pluginEnv, _ *flag.FlagSet, args []string) error {
 			infos = append(infos, p.Describe(opts.TrustedKeys))
 		}
 		return e.writeJSON(map[string]any{"plugins_dir": h.PluginsDir(), "plugins": infos,
-			"rejected": pluginRejections(h), "warnings": h.Warnings()})
+			"rejected": pluginRejections(h), "warnings": nonNilWarnings(h.Warnings())})
 	}
 	e.reportDiscovery(h)
 	plugins := h.Plugins()
@@ -321,6 +318,13 @@ func pluginList(e *pluginEnv, _ *flag.FlagSet, args []string) error {
 		}
 	}
 	return nil
+}
+
+func nonNilWarnings(w []zeroclaw.Warning) []zeroclaw.Warning {
+	if w == nil {
+		return []zeroclaw.Warning{}
+	}
+	return w
 }
 
 func pluginJoinCaps(cs []manifest.Capability) string {
@@ -403,7 +407,7 @@ func pluginInstall(e *pluginEnv, _ *flag.FlagSet, args []string) error {
 	var seedErrs []string
 	if p.Schema != nil {
 		for _, id := range p.ConfigEntryKeys() {
-			added, err := zeroclaw.SeedEntry(cfgPath, id.Key())
+			added, err := zeroclaw.SeedEntry(cfgPath, id.Key(), p.Schema.Properties()...)
 			switch {
 			case err != nil:
 				seedErrs = append(seedErrs, err.Error())
@@ -431,7 +435,7 @@ func pluginInstall(e *pluginEnv, _ *flag.FlagSet, args []string) error {
 			fmt.Fprintf(e.stdout, "Config entry key (%s): %s\n", id.Capability, id.Key())
 		}
 		for _, k := range seeded {
-			fmt.Fprintf(e.stdout, "Seeded a [[plugins.entries]] row for %s in %s; put the values under its [plugins.entries.config] table (as strings).\n", k, cfgPath)
+			fmt.Fprintf(e.stdout, "Seeded a [[plugins.entries]] row for %s in %s, with its config properties commented out; set them under its [plugins.entries.config] table (as strings).\n", k, cfgPath)
 		}
 	}
 	for _, msg := range seedErrs {
@@ -488,11 +492,48 @@ func pluginInfo(e *pluginEnv, _ *flag.FlagSet, args []string) error {
 		}
 	}
 	info := p.Describe(opts.TrustedKeys)
+	var world map[string]any
+	var worldErr error
+	if _, installed := h.Plugin(args[0]); installed && p.WasmFile() != "" && p.Loaded() {
+		world, worldErr = pluginWorldInfo(e.ctx, h, p)
+	}
 	if e.json {
-		return e.writeJSON(info)
+		out := struct {
+			zeroclaw.Info
+			World      map[string]any `json:"world,omitempty"`
+			WorldError string         `json:"world_error,omitempty"`
+		}{Info: info, World: world}
+		if worldErr != nil {
+			out.WorldError = worldErr.Error()
+		}
+		return e.writeJSON(out)
 	}
 	pluginPrintInfo(e.stdout, info, opts.SignatureMode)
+	pluginPrintWorld(e.stdout, world, worldErr)
 	return nil
+}
+
+// pluginPrintWorld prints the world metadata pluginWorldInfo found.
+func pluginPrintWorld(w io.Writer, world map[string]any, err error) {
+	if world == nil && err == nil {
+		return
+	}
+	if t, ok := world["tool"].(map[string]any); ok {
+		fmt.Fprintf(w, "Tool:         %s\n", t["name"])
+		fmt.Fprintf(w, "  Description: %s\n", t["description"])
+		fmt.Fprintf(w, "  Parameters:  %s\n", t["parameters_schema"])
+	}
+	if c, ok := world["channel"].(map[string]any); ok {
+		fmt.Fprintf(w, "Channel:      %s, %s\n", c["name"], c["configure"])
+		fmt.Fprintf(w, "  Capabilities: %s\n", strings.Join(c["capabilities"].([]string), ", "))
+	}
+	if m, ok := world["memory"].(map[string]any); ok {
+		fmt.Fprintf(w, "Memory:       %s\n", m["name"])
+		fmt.Fprintf(w, "  Capabilities: %s\n", strings.Join(m["capabilities"].([]string), ", "))
+	}
+	if err != nil {
+		fmt.Fprintf(w, "World:        not loaded: %v\n", err)
+	}
 }
 
 func pluginPrintInfo(w io.Writer, info zeroclaw.Info, mode signature.Mode) {

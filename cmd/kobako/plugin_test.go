@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -40,6 +39,17 @@ func pluginIsolate(t *testing.T) string {
 		t.Setenv(k, "")
 	}
 	return home
+}
+
+// pluginToolWasm is a real component exporting the tool-plugin world's interfaces, which
+// install and discovery require of a tool plugin's wasm.
+func pluginToolWasm(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "zeroclaw", "wasmcheck", "testdata", "tool.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func pluginWriteFile(t *testing.T, path, content string) {
@@ -94,16 +104,19 @@ func TestPluginCommand_Usage(t *testing.T) {
 	if r := runPluginCLI(t, "help"); r.code != 0 || !strings.Contains(r.stdout, "keygen") {
 		t.Errorf("help: %+v", r)
 	}
-	if r := runPluginCLI(t, "frobnicate"); r.code != 2 || !strings.Contains(r.stderr, `unknown subcommand "frobnicate"`) {
+	if r := runPluginCLI(t, "frobnicate"); r.code != 2 || !strings.Contains(r.stderr, `error: unknown plugin subcommand "frobnicate"`) {
 		t.Errorf("unknown: %+v", r)
 	}
-	if r := runPluginCLI(t, "install", "-h"); r.code != 0 || !strings.Contains(r.stderr, "--registry") && !strings.Contains(r.stderr, "-registry") {
+	if r := runPluginCLI(t, "install", "-h"); r.code != 0 || !strings.HasPrefix(r.stdout, "Usage: kobako plugin install [flags] SOURCE\n") || !strings.Contains(r.stdout, "-registry URL|PATH") || r.stderr != "" {
 		t.Errorf("install -h: %+v", r)
 	}
 	if r := runPluginCLI(t, "search"); r.code != 2 || !strings.Contains(r.stderr, "want a QUERY") {
 		t.Errorf("search without query: %+v", r)
 	}
-	if r := runPluginCLI(t, "list", "--bogus"); r.code != 2 {
+	if r := runPluginCLI(t, "list", "-h"); r.code != 0 || !strings.HasPrefix(r.stdout, "Usage: kobako plugin list [flags]\n") {
+		t.Errorf("list -h (no trailing space after [flags]): %+v", r)
+	}
+	if r := runPluginCLI(t, "list", "--bogus"); r.code != 2 || r.stderr != "error: unknown flag --bogus\nRun 'kobako plugin list -h' for usage.\n" {
 		t.Errorf("bad flag: %+v", r)
 	}
 	if r := runPluginCLI(t, "sign", t.TempDir()); r.code != 2 || !strings.Contains(r.stderr, "--key FILE is required") {
@@ -111,13 +124,14 @@ func TestPluginCommand_Usage(t *testing.T) {
 	}
 }
 
-func TestPluginParseArgs(t *testing.T) {
-	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+func TestCommandParseInterspersed(t *testing.T) {
+	var out, errb bytes.Buffer
+	fs := newCommand("x", "Usage: x\n", &out, &errb)
 	reg := fs.String("registry", "", "")
 	j := fs.Bool("json", false, "")
-	got, err := pluginParseArgs(fs, []string{"calendar", "--registry", "r.json", "extra", "--json", "--", "--not-a-flag"})
-	if err != nil || *reg != "r.json" || !*j || !reflect.DeepEqual(got, []string{"calendar", "extra", "--not-a-flag"}) {
-		t.Errorf("pluginParseArgs = %v %v reg=%q json=%v", got, err, *reg, *j)
+	got, code := fs.parse([]string{"calendar", "--registry", "r.json", "extra", "--json", "--", "--not-a-flag"}, true)
+	if code != -1 || *reg != "r.json" || !*j || !reflect.DeepEqual(got, []string{"calendar", "extra", "--not-a-flag"}) {
+		t.Errorf("parse = %v %d reg=%q json=%v", got, code, *reg, *j)
 	}
 }
 
@@ -142,7 +156,7 @@ func TestPluginCommand_EndToEnd(t *testing.T) {
 
 	src := filepath.Join(work, "src")
 	pluginWriteFile(t, filepath.Join(src, "manifest.toml"), pluginCalendarManifest)
-	pluginWriteFile(t, filepath.Join(src, "team_calendar.wasm"), "\x00asm\x0d\x00\x01\x00")
+	pluginWriteFile(t, filepath.Join(src, "team_calendar.wasm"), pluginToolWasm(t))
 	if r := runPluginCLI(t, "sign", src, "--key", key); r.code != 0 || !strings.Contains(r.stdout, "Signed team-calendar v0.2.0") {
 		t.Fatalf("sign: %+v", r)
 	}
@@ -163,6 +177,7 @@ func TestPluginCommand_EndToEnd(t *testing.T) {
 		t.Errorf("empty search: %+v", r)
 	}
 
+	pluginWriteFile(t, config, "# kobako config\n")
 	common := []string{"--plugins-dir", plugins, "--config", config}
 	// Strict mode without trusting the key refuses, and leaves nothing.
 	r = runPluginCLI(t, append([]string{"install", "team-calendar", "--registry", regPath, "--signature-mode", "strict"}, common...)...)
@@ -231,6 +246,7 @@ func TestPluginCommand_LocalInstallAndDiscoveryReport(t *testing.T) {
 	pluginIsolate(t)
 	work := t.TempDir()
 	plugins := filepath.Join(work, "plugins")
+	pluginWriteFile(t, filepath.Join(work, "config.toml"), "")
 	common := []string{"--plugins-dir", plugins, "--config", filepath.Join(work, "config.toml")}
 	pluginWriteFile(t, filepath.Join(plugins, "broken-tool", "manifest.toml"), "name = \"broken-tool\"\nversion = \"0.0.0\"\ncapabilities = [\"tool\"]\n")
 
@@ -251,8 +267,8 @@ func TestPluginCommand_LocalInstallAndDiscoveryReport(t *testing.T) {
 	if r := runPluginCLI(t, append([]string{"install", filepath.Join(src, "manifest.toml")}, common...)...); r.code != 0 {
 		t.Fatalf("install by manifest path: %+v", r)
 	}
-	if _, err := os.Stat(filepath.Join(work, "config.toml")); !os.IsNotExist(err) {
-		t.Error("a plugin without a config schema seeded a config entry")
+	if b, err := os.ReadFile(filepath.Join(work, "config.toml")); err != nil || len(b) != 0 {
+		t.Errorf("a plugin without a config schema seeded a config entry: %q %v", b, err)
 	}
 	if r := runPluginCLI(t, append([]string{"remove", "broken-tool"}, common...)...); r.code != 0 {
 		t.Errorf("remove a broken plugin: %+v", r)
@@ -279,8 +295,10 @@ func TestPluginCommand_HTTPRegistryErrors(t *testing.T) {
 	defer srv.Close()
 	work := t.TempDir()
 	t.Setenv("KOBAKO_PLUGIN_REGISTRY_URL", srv.URL+"/registry.json")
+	pluginWriteFile(t, filepath.Join(work, "c.toml"), "")
 	r := runPluginCLI(t, "install", "p", "--plugins-dir", filepath.Join(work, "plugins"), "--config", filepath.Join(work, "c.toml"))
-	if r.code != 1 || !strings.Contains(r.stderr, "plugin archive sha256 mismatch") || !strings.Contains(r.stderr, "Resolving p in "+srv.URL) {
+	got := sha256.Sum256(archive)
+	if r.code != 1 || !strings.Contains(r.stderr, "plugin archive sha256 mismatch: the archive's is "+hex.EncodeToString(got[:])+", the registry pins "+strings.Repeat("0", 64)) || !strings.Contains(r.stderr, "Resolving p in "+srv.URL) {
 		t.Errorf("sha mismatch: %+v", r)
 	}
 	if r := runPluginCLI(t, "search", "p", "--json"); r.code != 0 || !strings.Contains(r.stdout, `"name": "p"`) {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	_ "embed"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -16,10 +18,13 @@ import (
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/component/binary"
+	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
 	"github.com/kobako/kobako/wasi/preview2"
+	"github.com/kobako/kobako/wasi/preview2/httpegress"
 )
 
 // exampleWasm is the program `kobako run` runs without FILE: example/hello, a Go GOOS=wasip1 command
@@ -43,7 +48,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 type sizeFlag uint64
 
-func (s *sizeFlag) String() string { return strconv.FormatUint(uint64(*s), 10) }
+func (s *sizeFlag) String() string { return formatSize(uint64(*s)) }
 func (s *sizeFlag) Set(v string) error {
 	n, err := parseSize(v)
 	if err != nil {
@@ -61,41 +66,52 @@ type runStats struct {
 	ExitCode        int     `json:"exit_code"`
 }
 
+const runUsage = `Usage: kobako run [flags] [FILE.wasm [ARGS...]]
+
+Runs a WASI preview 1 command, or a component exporting wasi:cli/run against WASI 0.2. Without FILE
+it runs an embedded example. With --invoke it calls one export of a core module or a component
+instead, printing the result in WAVE.
+
+Exit status: the guest's own; 1 when kobako cannot load or run it, 2 for a usage mistake, 134 on a
+trap (as wasmtime), 130 when interrupted.
+`
+
 func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("kobako run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: kobako run [flags] [FILE.wasm [ARGS...]]\n\nRuns a WASI preview 1 command, or a component exporting wasi:cli/run against WASI 0.2. Without FILE it runs an embedded example.\nWith --invoke it calls one export of a core module or a component instead, printing the result in WAVE.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs := newCommand("kobako run", runUsage, stdout, stderr)
 	limits := engine.DefaultLimits()
-	fuel := fs.Uint64("fuel", limits.Fuel, "fuel for the run, in wasm instructions")
-	timeout := fs.Duration("timeout", limits.Deadline, "wall-clock deadline for the run")
+	fuel := fs.Uint64("fuel", limits.Fuel, "fuel for the run: `N` wasm instructions")
+	timeout := fs.Duration("timeout", limits.Deadline, "wall-clock deadline for the run, a `DURATION` such as 30s or 2m")
 	maxMem := sizeFlag(limits.MemoryBytes)
-	fs.Var(&maxMem, "max-memory", "largest size of each linear memory (e.g. 256MiB, 1GiB)")
+	fs.Var(&maxMem, "max-memory", "largest size of each linear memory, a `SIZE` such as 256MiB or 1GiB")
+	maxTable := fs.Uint("max-table-elements", uint(limits.TableElements), "largest number of elements of each table, `N` (wasmtime's -W max-table-elements)")
 	var dirs, envs listFlag
-	fs.Var(&dirs, "dir", "preopen host directory HOST, as GUEST if given as HOST::GUEST (repeatable)")
-	fs.Var(&envs, "env", "set environment variable K=V for the guest (repeatable)")
-	inheritEnv := fs.Bool("inherit-env", false, "pass kobako's whole environment to the guest (before --env)")
+	fs.Var(&dirs, "dir", "preopen host directory HOST, as GUEST when given as `HOST[::GUEST]` (repeatable)")
+	fs.Var(&envs, "env", "set the guest environment variable `K=V` (repeatable; the last value of K wins)")
+	inheritEnv := fs.Bool("inherit-env", false, "pass kobako's whole environment to the guest (--env overrides it)")
 	deterministic := fs.Bool("deterministic", false, "give the guest a fake clock (1 ms per reading) and seeded randomness, so its output and fuel are reproducible")
 	invokeExpr := fs.String("invoke", "", "call the export `EXPR` names, such as 'add(1, 2)' or 'docs:adder/add@0.1.0#add(1, 2)', with WAVE arguments, and print its result in WAVE")
-	trapUnknown := fs.Bool("trap-unknown-imports", false, "components only: satisfy every import the WASI 0.2 host does not provide (such as wasi:http) with functions that trap when called, so the component runs as long as it does not call them")
+	trapUnknown := fs.Bool("trap-unknown-imports", false, "components only: satisfy every import the WASI 0.2 host does not provide with functions that trap when called, so the component runs as long as it does not call them")
+	var allowHosts listFlag
+	fs.Var(&allowHosts, "allow-host", "components: let wasi:http reach hosts matching `PATTERN`: api.example.com, *.example.com, * (repeatable); without it every request answers HTTP-request-denied")
+	allowPrivate := fs.Bool("allow-private", false, "components: let wasi:http reach loopback, private and other reserved addresses (for local testing)")
+	httpCA := fs.String("http-ca", "", "components: PEM `FILE` of the certificate authorities wasi:http trusts instead of the system's (for local testing)")
 	stats := fs.Bool("stats", false, "print one JSON object with fuel consumed, wall time and peak memory on stderr at exit")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return exitUsage
+	rest, code := fs.parse(args, false)
+	if code >= 0 {
+		return code
 	}
 	limits.Fuel, limits.Deadline, limits.MemoryBytes = *fuel, *timeout, uint64(maxMem)
+	if *maxTable > math.MaxUint32 {
+		return fs.usageErr("--max-table-elements %d: more than %d", *maxTable, uint32(math.MaxUint32))
+	}
+	limits.TableElements = uint32(*maxTable)
 	if err := limits.Validate(); err != nil {
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return exitUsage
+		return fs.usageErr("%v", err)
 	}
 
 	name, wasmBytes := "example", exampleWasm
 	guestArgs := []string{"hello"}
-	if rest := fs.Args(); len(rest) > 0 {
+	if len(rest) > 0 {
 		b, err := os.ReadFile(rest[0])
 		if err != nil {
 			fmt.Fprintf(stderr, "error: %v\n", err)
@@ -108,54 +124,61 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		cfg.Clock = wasi.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Millisecond)
 		cfg.Random = rand.NewChaCha8([32]byte{'k', 'o', 'b', 'a', 'k', 'o'})
 	}
+	var env []string
 	if *inheritEnv {
-		cfg.Env = append(cfg.Env, os.Environ()...)
+		env = os.Environ()
 	}
 	for _, kv := range envs {
-		if !strings.Contains(kv, "=") {
-			fmt.Fprintf(stderr, "error: --env %q: want K=V\n", kv)
-			return exitUsage
+		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
+			return fs.usageErr("--env %q: want K=V with a non-empty K", kv)
 		}
-		cfg.Env = append(cfg.Env, kv)
 	}
+	cfg.Env = mergeEnv(append(env, envs...))
 	for _, d := range dirs {
 		host, guest, ok := strings.Cut(d, "::")
 		if !ok {
 			guest = host
 		}
-		cfg.Preopens = append(cfg.Preopens, preview1.Preopen{GuestPath: guest, HostDir: host})
+		if host == "" || guest == "" {
+			return fs.usageErr("--dir %q: want HOST or HOST::GUEST, both non-empty", d)
+		}
+		cfg.Preopens = append(cfg.Preopens, wasi.Preopen{GuestPath: guest, HostDir: host})
 	}
 
-	if *trapUnknown && !component.IsComponent(wasmBytes) {
+	if *trapUnknown && !binary.IsComponent(wasmBytes) {
 		fmt.Fprintf(stderr, "error: %s: --trap-unknown-imports applies to components only\n", name)
+		return exitUsage
+	}
+
+	hc, err := httpConfig(allowHosts, *allowPrivate, *httpCA, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
 		return exitUsage
 	}
 
 	start := time.Now()
 	var st runStats
-	var err error
 	if *invokeExpr != "" {
-		st, err = invoke(ctx, wasmBytes, *invokeExpr, cfg, limits, *trapUnknown, stdout)
-	} else if component.IsComponent(wasmBytes) {
-		st, err = runComponent(ctx, wasmBytes, cfg, limits, *trapUnknown)
+		st, err = invoke(ctx, wasmBytes, *invokeExpr, cfg, hc, limits, *trapUnknown, stdout)
+	} else if binary.IsComponent(wasmBytes) {
+		st, err = runComponent(ctx, wasmBytes, cfg, hc, limits, *trapUnknown)
 	} else {
 		st, err = runWASI(ctx, wasmBytes, cfg, limits)
 	}
-	code := 0
+	code = 0
 	var exit *engine.ExitError
 	switch {
 	case errors.As(err, &exit):
 		code = int(exit.Code)
+	case err != nil && ctx.Err() != nil:
+		code = exitInterrupted
+		fmt.Fprintf(stderr, "error: %s: interrupted\n", name)
 	case err != nil:
 		var trap *engine.Trap
 		var usage *usageError
-		var abiErr *abiTrap
 		if errors.As(err, &trap) {
 			code = exitTrap
 			fmt.Fprintf(stderr, "error: %s: %s\n", name, describeTrap(trap))
-		} else if errors.As(err, &abiErr) {
-			code = exitTrap
-			fmt.Fprintf(stderr, "error: %s: %v\n", name, abiErr)
 		} else if errors.As(err, &usage) {
 			code = exitUsage
 			fmt.Fprintf(stderr, "error: %s: %v\n", name, err)
@@ -177,7 +200,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 // cfg gives a preview 1 command. A non-zero exit status comes back as *engine.ExitError, as for
 // core modules. With trapUnknown, imports the WASI host does not provide trap when called
 // (component.Linker.DefineUnknownImportsAsTraps).
-func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, limits engine.Limits, trapUnknown bool) (runStats, error) {
+func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, hc preview2.HTTPConfig, limits engine.Limits, trapUnknown bool) (runStats, error) {
 	var st runStats
 	e, err := engine.New(ctx, engine.Config{})
 	if err != nil {
@@ -197,10 +220,12 @@ func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, li
 	}
 	defer s.Close(ctx)
 	var code uint32
+	p2 := preview2Config(cfg)
+	p2.HTTP = hc
 	if trapUnknown {
-		code, err = runComponentTrapping(ctx, s, cc, preview2Config(cfg))
+		code, err = runComponentTrapping(ctx, s, cc, p2)
 	} else {
-		code, err = preview2.RunComponent(ctx, s, cc, preview2Config(cfg))
+		code, err = preview2.RunComponent(ctx, s, cc, p2)
 	}
 	st.FuelConsumed = s.FuelConsumed()
 	st.PeakMemoryBytes = s.PeakMemory()
@@ -216,17 +241,21 @@ func runComponentTrapping(ctx context.Context, s *engine.Store, cc *component.Co
 	if err != nil {
 		return 0, err
 	}
-	l, closeHost, err := wasiLinker(cc, cfg, true)
+	l, err := wasiLinker(cc, true)
 	if err != nil {
 		return 0, err
 	}
-	defer closeHost()
+	h, err := preview2.Bind(s, cfg)
+	if err != nil {
+		return 0, err
+	}
+	defer h.Close()
 	in, err := l.Instantiate(ctx, s, cc)
 	if err != nil {
 		return 0, err
 	}
 	res, err := in.Call(ctx, name)
-	var exit *preview2.ExitError
+	var exit *engine.ExitError
 	switch {
 	case errors.As(err, &exit):
 		return exit.Code, nil
@@ -238,34 +267,50 @@ func runComponentTrapping(ctx context.Context, s *engine.Store, cc *component.Co
 	return 0, nil
 }
 
-// wasiLinker returns a linker holding the WASI 0.2 host for cfg and, with trapUnknown, trapping
-// stand-ins for every other import of cc, and the function that closes the host.
-func wasiLinker(cc *component.Compiled, cfg preview2.Config, trapUnknown bool) (*component.Linker, func(), error) {
-	h, err := preview2.NewHost(cfg)
+// wasiLinker returns a linker defining WASI 0.2 and, with trapUnknown, trapping stand-ins for
+// every other import of cc. Each store it instantiates in needs a preview2.Bind first.
+func wasiLinker(cc *component.Compiled, trapUnknown bool) (*component.Linker, error) {
+	l, err := preview2.Linker()
 	if err != nil {
-		return nil, nil, err
-	}
-	l := component.NewLinker()
-	if err := h.Define(l); err != nil {
-		h.Close()
-		return nil, nil, err
+		return nil, err
 	}
 	if trapUnknown {
 		if err := l.DefineUnknownImportsAsTraps(cc); err != nil {
-			h.Close()
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return l, func() { h.Close() }, nil
+	return l, nil
 }
 
 func preview2Config(c preview1.Config) preview2.Config {
 	p := preview2.Config{Args: c.Args, Env: c.Env, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr,
-		Clock: c.Clock, Random: c.Random, WriteBudget: c.WriteBudget, MaxWriteSize: c.MaxWriteSize, Budget: c.Budget}
-	for _, d := range c.Preopens {
-		p.Preopens = append(p.Preopens, preview2.Preopen{GuestPath: d.GuestPath, HostDir: d.HostDir, FS: d.FS, Dir: d.Dir, ReadOnly: d.ReadOnly})
-	}
+		Clock: c.Clock, Random: c.Random, WriteBudget: c.WriteBudget, MaxWriteSize: c.MaxWriteSize, Budget: c.Budget,
+		Preopens: c.Preopens}
 	return p
+}
+
+// httpConfig builds the wasi:http sender kobako run gives components: the egress policy with
+// the --allow-host patterns (none: every request is denied), private addresses only with
+// --allow-private, and the --http-ca roots. Refusals are logged on stderr.
+func httpConfig(hosts []string, allowPrivate bool, caFile string, stderr io.Writer) (preview2.HTTPConfig, error) {
+	pol, err := egress.NewPolicy(egress.PolicyConfig{AllowHosts: hosts})
+	if err != nil {
+		return preview2.HTTPConfig{}, fmt.Errorf("--allow-host: %w", err)
+	}
+	opts := egress.Options{AllowPrivate: allowPrivate}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return preview2.HTTPConfig{}, fmt.Errorf("--http-ca: %w", err)
+		}
+		opts.RootCAs = x509.NewCertPool()
+		if !opts.RootCAs.AppendCertsFromPEM(pem) {
+			return preview2.HTTPConfig{}, fmt.Errorf("--http-ca %s: no PEM certificate in it", caFile)
+		}
+	}
+	s := httpegress.New(httpegress.Config{Policy: pol, Client: egress.NewClient(opts),
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	return preview2.HTTPConfig{Send: s.Send}, nil
 }
 
 // describeTrap names the cause first ("fuel exhausted", "deadline exceeded", ...), as scripts grep
@@ -275,7 +320,10 @@ func describeTrap(t *engine.Trap) string {
 	if t.Function != "" {
 		msg += " in function " + t.Function
 	}
-	if t.Kind == engine.TrapHost && t.Cause != nil {
+	// A host function's error, a canonical ABI trap's detail, and a declared minimum over a limit
+	// (which names both sizes) are the cause itself; other kinds' causes repeat the kind.
+	if t.Cause != nil && (t.Kind == engine.TrapHost || t.Kind == engine.TrapCanonicalABI ||
+		t.Kind == engine.TrapMemoryLimit && t.Function == "" || t.Kind == engine.TrapTableLimit) {
 		msg += ": " + t.Cause.Error()
 	}
 	return msg
@@ -288,7 +336,7 @@ func runWASI(ctx context.Context, wasmBytes []byte, cfg preview1.Config, limits 
 		return st, err
 	}
 	defer e.Close(ctx)
-	m, err := e.CompileWithTableLimit(ctx, wasmBytes, limits.TableElements)
+	m, err := e.Compile(ctx, wasmBytes)
 	if err != nil {
 		return st, err
 	}
@@ -303,6 +351,15 @@ func runWASI(ctx context.Context, wasmBytes []byte, cfg preview1.Config, limits 
 	inst, err := s.Instantiate(ctx, m, engine.Imports{preview1.ModuleName: preview1.Module})
 	if err != nil {
 		return st, err
+	}
+	if _, ferr := inst.Function("_start"); ferr != nil {
+		var funcs []string
+		for _, d := range m.Exports() {
+			if d.Kind == engine.ExternFunc {
+				funcs = append(funcs, d.Name)
+			}
+		}
+		return st, &usageError{fmt.Errorf("the module exports no _start, so it is not a WASI command; call one of its exported functions with --invoke 'NAME(ARGS)' (exported functions: %s)", listOrNone(funcs))}
 	}
 	_, err = inst.Call(ctx, "_start")
 	st.FuelConsumed = s.FuelConsumed()
@@ -334,4 +391,37 @@ func parseSize(v string) (uint64, error) {
 		return 0, fmt.Errorf("size %q: out of range", v)
 	}
 	return uint64(f * mult), nil
+}
+
+// formatSize writes a byte count the way parseSize reads it back, in the largest binary unit that
+// divides it: 268435456 is "256MiB".
+func formatSize(n uint64) string {
+	for _, u := range []struct {
+		name string
+		size uint64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatUint(n/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatUint(n, 10)
+}
+
+// mergeEnv keeps one K=V per K, the last given, at the place K first appeared: WASI guests (Go,
+// wasi-libc) read the first of duplicates, so without this a later --env could not override.
+func mergeEnv(kvs []string) []string {
+	last := map[string]string{}
+	var order []string
+	for _, kv := range kvs {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, seen := last[k]; !seen {
+			order = append(order, k)
+		}
+		last[k] = kv
+	}
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		out = append(out, last[k])
+	}
+	return out
 }

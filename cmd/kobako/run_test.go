@@ -70,11 +70,14 @@ func TestRunLimits_Errors(t *testing.T) {
 		{[]string{"run", "--fuel", "1000"}, exitTrap, "error: example: fuel exhausted"},
 		{[]string{"run", "--timeout", "1ms", "--fuel", "9000000000000000000"}, exitTrap, "deadline exceeded"},
 		{[]string{"run", "--max-memory", "64KiB"}, exitTrap, "memory limit exceeded"},
-		{[]string{"run", "--max-memory", "lots"}, exitUsage, "invalid value"},
+		{[]string{"run", "--max-memory", "lots"}, exitUsage, "error: invalid value \"lots\" for --max-memory: size \"lots\": want a number"},
+		{[]string{"run", "--max-table-elements", "0"}, exitUsage, "table"},
+		{[]string{"run", "--max-table-elements", "99999999999"}, exitUsage, "max-table-elements"},
 		{[]string{"run", "--fuel", "0"}, exitUsage, "fuel 0 out of range"},
 		{[]string{"run", "--env", "NOEQUALS"}, exitUsage, "want K=V"},
 		{[]string{"run", "does-not-exist.wasm"}, exitError, "does-not-exist.wasm"},
-		{[]string{"run", "../../engine/testdata/traps.wasm"}, exitError, "_start"},
+		{[]string{"run", "../../engine/testdata/traps.wasm"}, exitUsage, "exports no _start, so it is not a WASI command; call one of its exported functions with --invoke 'NAME(ARGS)' (exported functions: unreachable, div_zero,"},
+		{[]string{"run", "--max-memory", "1MiB"}, exitTrap, "memory limit exceeded: memory 0 declares a minimum of 39 pages (2555904 bytes), over the limit of 1048576 bytes"},
 		{[]string{"nonsense"}, exitUsage, "unknown command"},
 	}
 	for _, tt := range tests {

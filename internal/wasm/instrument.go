@@ -29,6 +29,11 @@ type InstrumentOptions struct {
 	// wasm call per host call. A name whose direct name the module already exports gets none.
 	// The host must keep other modules from importing the direct exports.
 	DirectPrefix string
+	// EmptyModule, when not empty, replaces the empty module name of every import that has one:
+	// the name is valid core wasm, and the component model's own tests use it throughout, but
+	// wazero links no module by it. A module that imports from both "" and EmptyModule is
+	// refused, since the two would become one.
+	EmptyModule string
 }
 
 // Instrument returns a copy of the module's binary rewritten for fuel metering:
@@ -82,9 +87,18 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 	if err := m.CheckEngineFeatures(); err != nil {
 		return nil, err
 	}
+	renameEmpty := false
 	for i, im := range m.Imports {
 		if im.Module == opt.FuelModule {
 			return nil, fmt.Errorf("%w: import %d (%q %q) already uses the fuel module name %q", ErrInstrument, i, im.Module, im.Name, opt.FuelModule)
+		}
+		renameEmpty = renameEmpty || (im.Module == "" && opt.EmptyModule != "")
+	}
+	if renameEmpty {
+		for i, im := range m.Imports {
+			if im.Module == opt.EmptyModule {
+				return nil, fmt.Errorf("%w: import %d (%q %q) uses the module name %q, which stands for the empty module name that other imports use", ErrInstrument, i, im.Module, im.Name, opt.EmptyModule)
+			}
 		}
 	}
 	tables, err := clampTables(m.DeclaredTables, m.NumImportedTables, opt.MaxTableElements)
@@ -97,7 +111,7 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 	if opt.FuelHook != "" {
 		sh.fn, sh.hook = m.NumImportedFuncs, true
 	}
-	w := &rewriter{m: m, sh: sh, opt: opt, tables: tables, analyze: (*meter).analyze}
+	w := &rewriter{m: m, sh: sh, opt: opt, tables: tables, analyze: (*meter).analyze, renameEmpty: renameEmpty}
 	if sh.hook {
 		w.hookType, w.addType = emptyFuncType(m.Types)
 	}
@@ -263,6 +277,9 @@ type rewriter struct {
 	// type appended to the type section because the module has none.
 	hookType uint32
 	addType  bool
+	// renameEmpty says that some import has the empty module name, which becomes
+	// opt.EmptyModule.
+	renameEmpty bool
 	// analyze places the charges of one body; tests replace it with a per-instruction oracle.
 	analyze func(mt *meter, body []byte) error
 	// precharge enables caller-charged entries (see prepare).
@@ -407,8 +424,22 @@ func (w *rewriter) importSection(payload []byte) []byte {
 		added++
 	}
 	size := len(payload) + 2*len(w.opt.FuelModule) + len(w.opt.FuelGlobal) + len(w.opt.FuelHook) + 32
+	if w.renameEmpty {
+		size += len(w.m.Imports) * len(w.opt.EmptyModule)
+	}
 	p := appendU32(make([]byte, 0, size), n+added)
-	p = append(p, rest...)
+	if w.renameEmpty {
+		for _, im := range w.m.Imports {
+			mod := im.Module
+			if mod == "" {
+				mod = w.opt.EmptyModule
+			}
+			p = appendName(p, mod)
+			p = append(p, w.m.raw[im.field:im.end]...)
+		}
+	} else {
+		p = append(p, rest...)
+	}
 	if w.sh.hook {
 		p = appendName(p, w.opt.FuelModule)
 		p = appendName(p, w.opt.FuelHook)

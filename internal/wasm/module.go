@@ -124,6 +124,10 @@ type Import struct {
 	Table  TableType
 	Memory MemoryType
 	Global GlobalType
+
+	// field and end are the byte offsets, in the module, of the entry's field name and of the
+	// entry's end: Instrument copies the rest of an entry whose module name it replaces.
+	field, end int
 }
 
 // Export is one entry of the export section.

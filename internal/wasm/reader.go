@@ -3,6 +3,8 @@ package wasm
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/kobako/kobako/internal/leb128"
 )
 
 // reader reads the binary format from a byte slice. Positions are absolute offsets into the
@@ -43,79 +45,44 @@ func (r *reader) bytes(n int) ([]byte, error) {
 	return b, nil
 }
 
+// leb turns a leb128 error into a malformed-input error at the integer's offset.
+func (r *reader) leb(err error) error {
+	return fmt.Errorf("at byte offset 0x%x: %w: %w", r.offset(), ErrMalformed, err)
+}
+
 // u32 reads an unsigned LEB128 of at most 5 bytes whose unused high bits are zero.
 func (r *reader) u32() (uint32, error) {
-	var v uint32
-	for i := 0; i < 5; i++ {
-		b, err := r.byte()
-		if err != nil {
-			return 0, err
-		}
-		if i == 4 && b&0xf0 != 0 {
-			return 0, r.errf("integer representation too long or too large (u32)")
-		}
-		v |= uint32(b&0x7f) << (7 * i)
-		if b&0x80 == 0 {
-			return v, nil
-		}
+	if r.pos < len(r.buf) && r.buf[r.pos] < 0x80 {
+		v := r.buf[r.pos]
+		r.pos++
+		return uint32(v), nil
 	}
-	return 0, r.errf("integer representation too long (u32)")
+	v, n, err := leb128.U32(r.buf[r.pos:])
+	if err != nil {
+		return 0, r.leb(err)
+	}
+	r.pos += n
+	return v, nil
 }
 
 // u64 reads an unsigned LEB128 of at most 10 bytes.
 func (r *reader) u64() (uint64, error) {
-	var v uint64
-	for i := 0; i < 10; i++ {
-		b, err := r.byte()
-		if err != nil {
-			return 0, err
-		}
-		if i == 9 && b&0xfe != 0 {
-			return 0, r.errf("integer representation too long or too large (u64)")
-		}
-		v |= uint64(b&0x7f) << (7 * i)
-		if b&0x80 == 0 {
-			return v, nil
-		}
+	v, n, err := leb128.U64(r.buf[r.pos:])
+	if err != nil {
+		return 0, r.leb(err)
 	}
-	return 0, r.errf("integer representation too long (u64)")
+	r.pos += n
+	return v, nil
 }
 
-// sleb reads a signed LEB128 of a value with n bits (32, 33 or 64). The unused bits of the last
-// byte must be a sign extension of the value's top bit, as the spec requires.
-func (r *reader) sleb(n int) (int64, error) {
-	maxBytes := (n + 6) / 7
-	var v int64
-	shift := 0
-	for i := 0; i < maxBytes; i++ {
-		b, err := r.byte()
-		if err != nil {
-			return 0, err
-		}
-		if i == maxBytes-1 {
-			if b&0x80 != 0 {
-				return 0, r.errf("integer representation too long (s%d)", n)
-			}
-			// Bits of b above the value's width: (n - shift) bits are payload, the rest of the 7
-			// payload bits (plus one for the sign) must all equal the sign bit.
-			used := n - shift // 1..7
-			if used < 7 {
-				hi := int8(b<<1) >> uint(used) // sign-extended bits from position used-1 upward
-				if hi != 0 && hi != -1 {
-					return 0, r.errf("integer too large (s%d)", n)
-				}
-			}
-		}
-		v |= int64(b&0x7f) << uint(shift)
-		shift += 7
-		if b&0x80 == 0 {
-			if shift < 64 && b&0x40 != 0 {
-				v |= -1 << uint(shift)
-			}
-			return v, nil
-		}
+// sleb reads a signed LEB128 of a value with n bits (32, 33 or 64).
+func (r *reader) sleb(bits int) (int64, error) {
+	v, n, err := leb128.Signed(r.buf[r.pos:], bits)
+	if err != nil {
+		return 0, r.leb(err)
 	}
-	return 0, r.errf("integer representation too long (s%d)", n)
+	r.pos += n
+	return v, nil
 }
 
 func (r *reader) s32() (int32, error) {
@@ -159,28 +126,9 @@ func (r *reader) name() (string, error) {
 }
 
 // appendU32 appends v as unsigned LEB128.
-func appendU32(b []byte, v uint32) []byte { return appendU64(b, uint64(v)) }
+func appendU32(b []byte, v uint32) []byte { return leb128.AppendU32(b, v) }
 
-func appendU64(b []byte, v uint64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v != 0 {
-			b = append(b, c|0x80)
-			continue
-		}
-		return append(b, c)
-	}
-}
+func appendU64(b []byte, v uint64) []byte { return leb128.AppendU64(b, v) }
 
 // appendS64 appends v as signed LEB128.
-func appendS64(b []byte, v int64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
+func appendS64(b []byte, v int64) []byte { return leb128.AppendS64(b, v) }

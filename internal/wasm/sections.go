@@ -97,6 +97,7 @@ func (d *decoder) importSection(r *reader) error {
 		if im.Module, err = r.name(); err != nil {
 			return fmt.Errorf("import %d: %w", i, err)
 		}
+		im.field = r.offset()
 		if im.Name, err = r.name(); err != nil {
 			return fmt.Errorf("import %d: %w", i, err)
 		}
@@ -155,6 +156,7 @@ func (d *decoder) importSection(r *reader) error {
 		default:
 			return fmt.Errorf("import %d at byte offset 0x%x: %w: unknown import kind 0x%02x", i, at, ErrMalformed, k)
 		}
+		im.end = r.offset()
 		m.Imports = append(m.Imports, im)
 	}
 	return nil

@@ -1,5 +1,6 @@
 ;; The example package that `kobako function` embeds: tool greet answers "Hello, <name>!" for
-;; {"name":…} (the first member of the arguments), "Hello, world!" otherwise. Rebuild with build.sh.
+;; {"name":"<name>"}. Like a package built with subako/sdk, it answers a call of another tool, or
+;; without a string "name", with an isError result saying what was wrong. Rebuild with build.sh.
 (module
   ;; Shared helpers (the same in every fixture): line reader, id finder, NUL-terminated writes.
   (import "wasi_snapshot_preview1" "fd_read" (func $fd_read (param i32 i32 i32 i32) (result i32)))
@@ -69,7 +70,11 @@
   ;; find returns the offset just past the first occurrence of the NUL-terminated needle in the
   ;; line, or -1.
   (func $find (param $np i32) (result i32)
-    (local $nl i32) (local $i i32) (local $j i32)
+    (call $find_from (local.get $np) (i32.const 0)))
+
+  ;; find_from is find starting at offset $i of the line.
+  (func $find_from (param $np i32) (param $i i32) (result i32)
+    (local $nl i32) (local $j i32)
     (local.set $nl (call $strlen (local.get $np)))
     (block $notfound (loop $outer
       (br_if $notfound (i32.gt_u (i32.add (local.get $i) (local.get $nl)) (global.get $len)))
@@ -140,35 +145,89 @@
       (then (call $answer (i32.const 1024)) (return)))
     (call $answer (i32.const 1536)))
 
-  (data (i32.const 2048) "\"arguments\":{\"name\":\"\00")
+  (data (i32.const 2048) "\"arguments\":{\00")
+  (data (i32.const 2064) "\"name\":\00")
+  (data (i32.const 2080) ",\"name\":\"greet\"}}\00")
   (data (i32.const 2112) ",\"result\":{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\",\"text\":\"Hello, \00")
   (data (i32.const 2240) "!\"}]}}\n\00")
-  (data (i32.const 2256) "world\00")
   (data (i32.const 2304) ",\"result\":{\"resultType\":\"complete\",\"tools\":[{\"name\":\"greet\",\"description\":\"Greet someone by name.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"Who to greet.\"}},\"required\":[\"name\"]}}]}}\n\00")
+  (data (i32.const 2560) ",\"result\":{\"resultType\":\"complete\",\"isError\":true,\"content\":[{\"type\":\"text\",\"text\":\"\00")
+  (data (i32.const 2688) "\"}]}}\n\00")
+  (data (i32.const 2704) "unknown tool \\\"\00")
+  (data (i32.const 2736) "\\\"; this package has: greet\00")
+  (data (i32.const 2784) "missing required argument \\\"name\\\"\00")
+  (data (i32.const 2848) "argument \\\"name\\\" must be a string\00")
+  (data (i32.const 2912) ",\"name\":\"\00")
+
+  ;; ends_with reports whether the line ends with the NUL-terminated suffix.
+  (func $ends_with (param $p i32) (result i32)
+    (local $n i32) (local $i i32)
+    (local.set $n (call $strlen (local.get $p)))
+    (if (i32.gt_u (local.get $n) (global.get $len)) (then (return (i32.const 0))))
+    (block $b (loop $l
+      (br_if $b (i32.eq (local.get $i) (local.get $n)))
+      (if (i32.ne (i32.load8_u (i32.add (local.get $p) (local.get $i)))
+                  (i32.load8_u (i32.add (i32.const 4096) (i32.add (i32.sub (global.get $len) (local.get $n)) (local.get $i)))))
+        (then (return (i32.const 0))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $l)))
+    (i32.const 1))
+
+  ;; copy_string writes the contents of the JSON string starting at line offset $s, up to its
+  ;; closing quote (escapes stay escaped, so the output stays valid JSON string contents).
+  (func $copy_string (param $s i32)
+    (local $e i32)
+    (local.set $e (local.get $s))
+    (block $b (loop $l
+      (br_if $b (i32.ge_u (local.get $e) (global.get $len)))
+      (br_if $b (i32.eq (i32.load8_u (i32.add (i32.const 4096) (local.get $e))) (i32.const 34)))
+      (if (i32.eq (i32.load8_u (i32.add (i32.const 4096) (local.get $e))) (i32.const 92))
+        (then (local.set $e (i32.add (local.get $e) (i32.const 1)))))
+      (local.set $e (i32.add (local.get $e) (i32.const 1)))
+      (br $l)))
+    (if (i32.gt_u (local.get $e) (global.get $len)) (then (local.set $e (global.get $len))))
+    (call $write (i32.const 1) (i32.add (i32.const 4096) (local.get $s)) (i32.sub (local.get $e) (local.get $s))))
+
+  ;; fail answers an isError result whose text is the NUL-terminated string at $msg.
+  (func $fail (param $msg i32)
+    (call $answer (i32.const 2560))
+    (call $puts (i32.const 1) (local.get $msg))
+    (call $puts (i32.const 1) (i32.const 2688)))
+
   (func $respond
-    (local $s i32) (local $e i32)
+    (local $s i32) (local $last i32)
     (local.set $s (call $find (i32.const 1792)))
     (if (i32.ge_s (local.get $s) (i32.const 0)) (then
       (if (i32.eq (i32.load8_u (i32.add (i32.const 4096) (local.get $s))) (i32.const 115))
         (then (call $answer (i32.const 512)) (return)))
       (if (i32.eq (i32.load8_u (i32.add (i32.const 4096) (i32.add (local.get $s) (i32.const 6)))) (i32.const 108))
         (then (call $answer (i32.const 2304)) (return)))))
-    (call $answer (i32.const 2112))
+    ;; tools/call. The host writes params' members in sorted order, so the tool's name is the
+    ;; last member of the line: ...,"name":"<tool>"}}.
+    (if (i32.eqz (call $ends_with (i32.const 2080))) (then
+      (local.set $last (i32.const -1))
+      (local.set $s (call $find (i32.const 2912)))
+      (block $b (loop $l
+        (br_if $b (i32.lt_s (local.get $s) (i32.const 0)))
+        (local.set $last (local.get $s))
+        (local.set $s (call $find_from (i32.const 2912) (local.get $s)))
+        (br $l)))
+      (call $answer (i32.const 2560))
+      (call $puts (i32.const 1) (i32.const 2704))
+      (if (i32.ge_s (local.get $last) (i32.const 0)) (then (call $copy_string (local.get $last))))
+      (call $puts (i32.const 1) (i32.const 2736))
+      (call $puts (i32.const 1) (i32.const 2688))
+      (return)))
     (local.set $s (call $find (i32.const 2048)))
-    (if (i32.lt_s (local.get $s) (i32.const 0))
-      (then (call $puts (i32.const 1) (i32.const 2256)))
-      (else
-        ;; copy the JSON string's contents up to its closing quote (escapes stay escaped)
-        (local.set $e (local.get $s))
-        (block $b (loop $l
-          (br_if $b (i32.ge_u (local.get $e) (global.get $len)))
-          (br_if $b (i32.eq (i32.load8_u (i32.add (i32.const 4096) (local.get $e))) (i32.const 34)))
-          (if (i32.eq (i32.load8_u (i32.add (i32.const 4096) (local.get $e))) (i32.const 92))
-            (then (local.set $e (i32.add (local.get $e) (i32.const 1)))))
-          (local.set $e (i32.add (local.get $e) (i32.const 1)))
-          (br $l)))
-        (if (i32.gt_u (local.get $e) (global.get $len)) (then (local.set $e (global.get $len))))
-        (call $write (i32.const 1) (i32.add (i32.const 4096) (local.get $s)) (i32.sub (local.get $e) (local.get $s)))))
+    (if (i32.ge_s (local.get $s) (i32.const 0)) (then
+      (local.set $s (call $find_from (i32.const 2064) (local.get $s)))))
+    ;; The tool's own "name": member, 9 bytes before the end, is not an argument.
+    (if (i32.or (i32.lt_s (local.get $s) (i32.const 0)) (i32.eq (local.get $s) (i32.sub (global.get $len) (i32.const 9))))
+      (then (call $fail (i32.const 2784)) (return)))
+    (if (i32.ne (i32.load8_u (i32.add (i32.const 4096) (local.get $s))) (i32.const 34)) (then
+      (call $fail (i32.const 2848)) (return)))
+    (call $answer (i32.const 2112))
+    (call $copy_string (i32.add (local.get $s) (i32.const 1)))
     (call $puts (i32.const 1) (i32.const 2240)))
   (func (export "_start") (call $serve))
 )

@@ -235,7 +235,10 @@ func TestPropServeAnyLine(t *testing.T) {
 		if strings.TrimSpace(line) == "" {
 			return
 		}
-		out := s.handle(context.Background(), []byte(line))
+		out, err := s.handle(context.Background(), []byte(line))
+		if err != nil {
+			t.Fatalf("handle %q: %v", line, err)
+		}
 		if out == nil {
 			return
 		}

@@ -117,25 +117,7 @@ type contentWire struct {
 
 // MarshalJSON writes the block's MCP form.
 func (c Content) MarshalJSON() ([]byte, error) {
-	w := contentWire{Type: c.Type}
-	switch c.Type {
-	case ContentText:
-		w.Text = &c.Text
-	case ContentImage:
-		if c.MimeType == "" {
-			return nil, fmt.Errorf("sdk: image block: %w: mimeType is empty", ErrInvalidContent)
-		}
-		d := base64.StdEncoding.EncodeToString(c.Data)
-		w.Data, w.MimeType = &d, c.MimeType
-	case ContentResourceLink:
-		if c.URI == "" {
-			return nil, fmt.Errorf("sdk: resource_link block: %w: uri is empty", ErrInvalidContent)
-		}
-		w.URI, w.Name, w.MimeType = c.URI, &c.Name, c.MimeType
-	default:
-		return nil, fmt.Errorf("sdk: %w: unknown type %q", ErrInvalidContent, c.Type)
-	}
-	return json.Marshal(w)
+	return c.appendJSON(nil)
 }
 
 // UnmarshalJSON reads a text, image or resource_link block and refuses any other type.
@@ -195,14 +177,7 @@ type resultWire struct {
 // MarshalJSON writes the result with resultType "complete", an empty content array rather than
 // null, and refuses structured content that is not a JSON object.
 func (r Result) MarshalJSON() ([]byte, error) {
-	if len(r.StructuredContent) > 0 && !isJSONObject(r.StructuredContent) {
-		return nil, fmt.Errorf("sdk: result: %w: structuredContent is not a JSON object", ErrInvalidMessage)
-	}
-	content := r.Content
-	if content == nil {
-		content = []Content{}
-	}
-	return json.Marshal(resultWire{ResultType: ResultComplete, Content: content, StructuredContent: r.StructuredContent, IsError: r.IsError})
+	return r.appendJSON(nil, nil)
 }
 
 // UnmarshalJSON reads a CallToolResult, refusing a resultType other than "complete" (a missing

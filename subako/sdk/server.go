@@ -115,6 +115,29 @@ func (p *Package) Manifest() Manifest {
 // names, descriptions of at most 1,024 characters, schemas of at most 64 KiB each and 256 KiB in
 // all. The error names the tool and the rule.
 func (p *Package) Validate() error {
+	if err := p.validateShape(); err != nil {
+		return err
+	}
+	total := 0
+	for _, t := range p.Tools {
+		if err := t.validateSchemas(); err != nil {
+			return fmt.Errorf("sdk: package %q: %w", p.Name, err)
+		}
+		b, err := json.Marshal(t.info())
+		if err != nil {
+			return fmt.Errorf("sdk: package %q: tool %q: %w: %v", p.Name, t.name, ErrInvalidTool, err)
+		}
+		total += len(b)
+	}
+	if total > MaxAllToolsBytes {
+		return fmt.Errorf("sdk: package %q: %w: the tools take %d bytes, over %d", p.Name, ErrInvalidPackage, total, MaxAllToolsBytes)
+	}
+	return nil
+}
+
+// validateShape is Validate without the schemas: what a package must satisfy before it answers
+// anything, cheap enough to check at every start.
+func (p *Package) validateShape() error {
 	if p.Name == "" {
 		return fmt.Errorf("sdk: package: %w: name is empty", ErrInvalidPackage)
 	}
@@ -128,7 +151,6 @@ func (p *Package) Validate() error {
 		return fmt.Errorf("sdk: package %q: %w: %d tools at %d a page need %d tools/list pages, over %d", p.Name, ErrInvalidPackage, len(p.Tools), p.pageSize(), pages, MaxToolsListPages)
 	}
 	seen := make(map[string]bool, len(p.Tools))
-	total := 0
 	for _, t := range p.Tools {
 		if err := t.validate(); err != nil {
 			return fmt.Errorf("sdk: package %q: %w", p.Name, err)
@@ -137,14 +159,6 @@ func (p *Package) Validate() error {
 			return fmt.Errorf("sdk: package %q: tool %q: %w: name used twice", p.Name, t.name, ErrInvalidTool)
 		}
 		seen[t.name] = true
-		b, err := json.Marshal(t.info())
-		if err != nil {
-			return fmt.Errorf("sdk: package %q: tool %q: %w: %v", p.Name, t.name, ErrInvalidTool, err)
-		}
-		total += len(b)
-	}
-	if total > MaxAllToolsBytes {
-		return fmt.Errorf("sdk: package %q: %w: the tools take %d bytes, over %d", p.Name, ErrInvalidPackage, total, MaxAllToolsBytes)
 	}
 	return nil
 }
@@ -166,13 +180,21 @@ func (p *Package) Main() {
 // Run is Main without the exit: it returns the exit code. With args[1] == ManifestFlag it prints
 // the manifest as one JSON line; with no argument besides the program name it serves stdin until
 // end of file. Errors go to stderr.
+//
+// Serving checks the package's names and counts at start and its schemas when a request first
+// needs them (server/discover, tools/list), so that a tools/call pays for none; a package whose
+// schemas are invalid fails there with exit code 1, before answering.
 func (p *Package) Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if err := p.Validate(); err != nil {
+	if err := p.validateShape(); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
 	switch {
 	case len(args) == 2 && args[1] == ManifestFlag:
+		if err := p.Validate(); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
 		b, err := json.Marshal(p.Manifest())
 		if err == nil {
 			_, err = stdout.Write(append(b, '\n'))
@@ -195,9 +217,10 @@ func (p *Package) Run(ctx context.Context, args []string, stdin io.Reader, stdou
 
 // Serve answers requests read from r, one JSON-RPC message per line, writing one line per answer to
 // w and flushing it at once, until r reaches end of file; then it returns nil. It returns an error
-// for an invalid package or when reading or writing fails. Panics in tools are logged to os.Stderr.
+// for an invalid package (its schemas checked when first needed, as Run does) or when reading or
+// writing fails. Panics in tools are logged to os.Stderr.
 func (p *Package) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	if err := p.Validate(); err != nil {
+	if err := p.validateShape(); err != nil {
 		return err
 	}
 	return p.serve(ctx, r, w, os.Stderr)
@@ -220,7 +243,10 @@ func (p *Package) serve(ctx context.Context, r io.Reader, w io.Writer, log io.Wr
 		if tooLong {
 			out = encodeError(nil, CodeParseError, fmt.Sprintf("request line is over %d bytes", max), nil)
 		} else if len(bytes.TrimSpace(line)) > 0 {
-			out = s.handle(ctx, line)
+			var err error
+			if out, err = s.handle(ctx, line); err != nil {
+				return err
+			}
 		}
 		if out != nil {
 			bw.Write(out)
@@ -262,10 +288,11 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 }
 
 type server struct {
-	p      *Package
-	log    io.Writer
-	byName map[string]*ToolDef
-	info   json.RawMessage
+	p         *Package
+	validated bool // Validate passed, schemas included
+	log       io.Writer
+	byName    map[string]*ToolDef
+	info      json.RawMessage
 }
 
 func newServer(p *Package, log io.Writer) *server {
@@ -277,7 +304,7 @@ func newServer(p *Package, log io.Writer) *server {
 	if version == "" {
 		version = "0.0.0"
 	}
-	s.info, _ = json.Marshal(map[string]any{MetaServerInfo: map[string]string{"name": p.Name, "version": version}})
+	s.info = serverInfoMeta(p.Name, version)
 	return s
 }
 
@@ -316,38 +343,45 @@ func encodeError(id json.RawMessage, code int, msg string, data any) []byte {
 }
 
 // handle answers one line, or returns nil for a notification.
-func (s *server) handle(ctx context.Context, line []byte) []byte {
+func (s *server) handle(ctx context.Context, line []byte) ([]byte, error) {
 	if !json.Valid(line) {
-		return encodeError(nil, CodeParseError, "line is not valid JSON", nil)
+		return encodeError(nil, CodeParseError, "line is not valid JSON", nil), nil
 	}
 	trimmed := bytes.TrimSpace(line)
 	if trimmed[0] != '{' {
-		return encodeError(nil, CodeInvalidRequest, "message is not a JSON object (batches are not supported)", nil)
+		return encodeError(nil, CodeInvalidRequest, "message is not a JSON object (batches are not supported)", nil), nil
 	}
 	var m rpcIn
 	if err := json.Unmarshal(trimmed, &m); err != nil {
-		return encodeError(nil, CodeInvalidRequest, "malformed message: "+err.Error(), nil)
+		return encodeError(nil, CodeInvalidRequest, "malformed message: "+err.Error(), nil), nil
 	}
 	if m.ID == nil {
-		return nil // a notification: never answered
+		return nil, nil // a notification: never answered
 	}
 	if !validID(m.ID) {
-		return encodeError(nil, CodeInvalidRequest, "id must be a string or a number", nil)
+		return encodeError(nil, CodeInvalidRequest, "id must be a string or a number", nil), nil
 	}
 	if m.JSONRPC != "2.0" {
-		return encodeError(m.ID, CodeInvalidRequest, `jsonrpc must be "2.0"`, nil)
+		return encodeError(m.ID, CodeInvalidRequest, `jsonrpc must be "2.0"`, nil), nil
 	}
 	if m.Method == nil {
-		return encodeError(m.ID, CodeInvalidRequest, "message has an id but no method; this server sends no requests to answer", nil)
+		return encodeError(m.ID, CodeInvalidRequest, "message has an id but no method; this server sends no requests to answer", nil), nil
 	}
 	switch *m.Method {
 	case MethodDiscover, MethodToolsList, MethodToolsCall:
 	default:
-		return encodeError(m.ID, CodeMethodNotFound, fmt.Sprintf("method %q not found", *m.Method), nil)
+		return encodeError(m.ID, CodeMethodNotFound, fmt.Sprintf("method %q not found", *m.Method), nil), nil
 	}
 	params, rerr := checkParams(m.Params)
 	if rerr != nil {
-		return encodeError(m.ID, rerr.Code, rerr.Message, rerr.Data)
+		return encodeError(m.ID, rerr.Code, rerr.Message, rerr.Data), nil
+	}
+	if *m.Method != MethodToolsCall && !s.validated {
+		// The schemas are checked the first time a request shows them, not at start.
+		if err := s.p.Validate(); err != nil {
+			return nil, err
+		}
+		s.validated = true
 	}
 	var result any
 	switch *m.Method {
@@ -356,16 +390,16 @@ func (s *server) handle(ctx context.Context, line []byte) []byte {
 	case MethodToolsList:
 		result, rerr = s.list(params)
 	case MethodToolsCall:
-		return s.call(ctx, m.ID, params)
+		return s.call(ctx, m.ID, params), nil
 	}
 	if rerr != nil {
-		return encodeError(m.ID, rerr.Code, rerr.Message, rerr.Data)
+		return encodeError(m.ID, rerr.Code, rerr.Message, rerr.Data), nil
 	}
 	b, err := json.Marshal(rpcOut{JSONRPC: "2.0", ID: m.ID, Result: result})
 	if err != nil {
-		return encodeError(m.ID, CodeInternalError, "cannot encode the answer: "+err.Error(), nil)
+		return encodeError(m.ID, CodeInternalError, "cannot encode the answer: "+err.Error(), nil), nil
 	}
-	return b
+	return b, nil
 }
 
 func validID(id json.RawMessage) bool {
@@ -434,7 +468,7 @@ type ToolInfo struct {
 }
 
 func (t ToolDef) info() ToolInfo {
-	return ToolInfo{Name: t.name, Description: t.description, InputSchema: t.input, OutputSchema: t.output}
+	return ToolInfo{Name: t.name, Description: t.description, InputSchema: t.InputSchema(), OutputSchema: t.OutputSchema()}
 }
 
 type listResult struct {
@@ -505,15 +539,16 @@ func (s *server) call(ctx context.Context, id json.RawMessage, params map[string
 }
 
 func (s *server) encodeCall(id json.RawMessage, r *Result) ([]byte, error) {
-	if len(r.StructuredContent) > 0 && !isJSONObject(r.StructuredContent) {
-		return nil, fmt.Errorf("structuredContent is not a JSON object")
+	b := append(make([]byte, 0, 256), `{"jsonrpc":"2.0","id":`...)
+	b, err := appendRaw(b, id)
+	if err != nil {
+		return nil, err
 	}
-	content := r.Content
-	if content == nil {
-		content = []Content{}
+	b = append(b, `,"result":`...)
+	if b, err = r.appendJSON(b, s.info); err != nil {
+		return nil, err
 	}
-	w := resultWire{ResultType: ResultComplete, Content: content, StructuredContent: r.StructuredContent, IsError: r.IsError, Meta: s.info}
-	return json.Marshal(rpcOut{JSONRPC: "2.0", ID: id, Result: w})
+	return append(b, '}'), nil
 }
 
 // run calls the tool, turning a panic into an isError result so the model sees what went wrong

@@ -535,13 +535,18 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// setInput makes tool's input schema s, as if derived.
+func setInput(tool ToolDef, s string) {
+	tool.schemas.once.Do(func() { tool.schemas.input = json.RawMessage(s) })
+}
+
 func TestSchemaLimits(t *testing.T) {
 	// A description tag large enough to push one schema past 64 KiB.
 	type bigSchema struct {
 		A string `json:"a"`
 	}
 	tool := Tool("a", "", func(context.Context, bigSchema) (string, error) { return "", nil })
-	tool.input = json.RawMessage(`{"type":"object","description":"` + strings.Repeat("x", MaxSchemaBytes) + `"}`)
+	setInput(tool, `{"type":"object","description":"`+strings.Repeat("x", MaxSchemaBytes)+`"}`)
 	if err := (&Package{Name: "p", Tools: []ToolDef{tool}}).Validate(); err == nil || !strings.Contains(err.Error(), "inputSchema is") {
 		t.Fatalf("err = %v", err)
 	}
@@ -549,7 +554,7 @@ func TestSchemaLimits(t *testing.T) {
 	var tools []ToolDef
 	for i := range 5 {
 		tl := okTool(fmt.Sprintf("t%d", i))
-		tl.input = json.RawMessage(`{"type":"object","description":"` + strings.Repeat("x", 60<<10) + `"}`)
+		setInput(tl, `{"type":"object","description":"`+strings.Repeat("x", 60<<10)+`"}`)
 		tools = append(tools, tl)
 	}
 	if err := (&Package{Name: "p", Tools: tools}).Validate(); err == nil || !strings.Contains(err.Error(), "over 262144") {
@@ -577,5 +582,52 @@ func TestToolSchemas(t *testing.T) {
 	}
 	if fail := testPackage().Tools[1]; fail.OutputSchema() != nil {
 		t.Errorf("string output got a schema: %s", fail.OutputSchema())
+	}
+}
+
+// TestRunChecksSchemasWhenListed checks when a package whose schemas cannot be derived fails: a
+// tools/call, which needs no schema, is answered; server/discover and tools/list, which show the
+// schemas, end the run with exit code 1 and the reason on stderr, before anything is written;
+// and Validate and the manifest flag report it up front.
+func TestRunChecksSchemasWhenListed(t *testing.T) {
+	type withChan struct {
+		A string   `json:"a"`
+		C chan int `json:"c,omitempty"`
+	}
+	p := &Package{Name: "bad", Tools: []ToolDef{
+		Tool("bad", "Its input has a channel.", func(_ context.Context, in withChan) (string, error) { return "got " + in.A, nil }),
+	}}
+	tests := []struct {
+		name, args, stdin string
+		code              int
+		stdoutIn          string
+	}{
+		{"call", "", req(1, MethodToolsCall, `"name":"bad","arguments":{"a":"x"}`) + "\n", 0, `"text":"got x"`},
+		{"list", "", req(1, MethodToolsList, "") + "\n", 1, ""},
+		{"discover", "", req(1, MethodDiscover, "") + "\n", 1, ""},
+		{"call then list", "", req(1, MethodToolsCall, `"name":"bad","arguments":{"a":"x"}`) + "\n" + req(2, MethodToolsList, "") + "\n", 1, `"text":"got x"`},
+		{"manifest", ManifestFlag, "", 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := []string{"pkg"}
+			if tt.args != "" {
+				args = append(args, tt.args)
+			}
+			var out, errb bytes.Buffer
+			code := p.Run(context.Background(), args, strings.NewReader(tt.stdin), &out, &errb)
+			if code != tt.code {
+				t.Fatalf("code %d, want %d (stderr %q)", code, tt.code, errb.String())
+			}
+			if tt.stdoutIn != "" && !strings.Contains(out.String(), tt.stdoutIn) {
+				t.Errorf("stdout %q lacks %q", out.String(), tt.stdoutIn)
+			}
+			if tt.code == 1 && (!strings.Contains(errb.String(), "chan int") || strings.Count(out.String(), "\n") > 1) {
+				t.Errorf("stderr %q, stdout %q", errb.String(), out.String())
+			}
+		})
+	}
+	if err := p.Validate(); !errors.Is(err, ErrInvalidTool) {
+		t.Errorf("Validate: %v", err)
 	}
 }

@@ -6,9 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync"
 	"unicode/utf8"
-
-	"github.com/invopop/jsonschema"
 )
 
 // ABI 1's limits on what tools/list may describe.
@@ -25,12 +24,44 @@ const (
 // ToolDef is one tool of a Package: its name, description, schemas and the function that answers
 // tools/call. Make it with Tool; a ToolDef whose types could not be described carries the error,
 // which Package.Validate reports.
+//
+// A ToolDef derives its schemas when they are first asked for (tools/list, server/discover,
+// Validate, InputSchema), not when it is made: ABI 1 starts a fresh instance for every call, and a
+// tools/call needs no schema.
 type ToolDef struct {
 	name, description string
-	input, output     json.RawMessage
-	required          []string
+	in, out           reflect.Type // out is nil when the tool has no outputSchema
+	schemas           *toolSchemas
+	required          func() []string
 	call              func(ctx context.Context, args json.RawMessage) *Result
 	err               error
+}
+
+// toolSchemas holds a tool's schemas once derived; copies of a ToolDef share it.
+type toolSchemas struct {
+	once          sync.Once
+	input, output json.RawMessage
+	err           error
+}
+
+// derived returns the tool's schemas, deriving them on first use.
+func (t ToolDef) derived() *toolSchemas {
+	if t.schemas == nil {
+		return &toolSchemas{}
+	}
+	t.schemas.once.Do(func() {
+		s := t.schemas
+		if s.input, s.err = marshalSchema(t.in); s.err != nil {
+			s.err = fmt.Errorf("sdk: tool %q: input: %w", t.name, s.err)
+			return
+		}
+		if t.out != nil {
+			if s.output, s.err = marshalSchema(t.out); s.err != nil {
+				s.err = fmt.Errorf("sdk: tool %q: output: %w", t.name, s.err)
+			}
+		}
+	})
+	return t.schemas
 }
 
 // Name returns the tool's name.
@@ -39,12 +70,13 @@ func (t ToolDef) Name() string { return t.name }
 // Description returns the tool's description.
 func (t ToolDef) Description() string { return t.description }
 
-// InputSchema returns the JSON Schema of the tool's arguments, a top-level "type":"object".
-func (t ToolDef) InputSchema() json.RawMessage { return t.input }
+// InputSchema returns the JSON Schema of the tool's arguments, a top-level "type":"object", or nil
+// when it cannot be derived (Validate says why).
+func (t ToolDef) InputSchema() json.RawMessage { return t.derived().input }
 
 // OutputSchema returns the JSON Schema of the tool's structuredContent, or nil when the tool has
 // none.
-func (t ToolDef) OutputSchema() json.RawMessage { return t.output }
+func (t ToolDef) OutputSchema() json.RawMessage { return t.derived().output }
 
 // Validator is implemented by input types that check their own values after decoding; a non-nil
 // error becomes an isError result naming the problem, and the tool function is not called.
@@ -61,6 +93,10 @@ var resultType = reflect.TypeFor[*Result]()
 // method, when it has one, runs. Any failure there is an isError result, so the model can correct
 // its call.
 //
+// Schemas follow invopop/jsonschema's conventions (json and jsonschema struct tags; time.Time,
+// url.URL and []byte as strings); types with invopop's hook methods (JSONSchema, JSONSchemaExtend
+// and the like) and recursive types cannot be described, and Validate says so.
+//
 // What fn returns decides the result:
 //   - Out *Result: the result as given (no outputSchema); nil means an empty result.
 //   - Out string: one text block (no outputSchema).
@@ -73,24 +109,13 @@ var resultType = reflect.TypeFor[*Result]()
 // A panic in fn is recovered into an isError result and logged to stderr with its stack, so one
 // bad input does not look like a crashed module to the model.
 func Tool[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) ToolDef {
-	t := ToolDef{name: name, description: description}
-	in, err := reflectSchema(reflect.TypeFor[In]())
-	if err != nil {
-		t.err = fmt.Errorf("sdk: tool %q: input: %w", name, err)
+	t := ToolDef{name: name, description: description, in: reflect.TypeFor[In](), schemas: &toolSchemas{}}
+	if !isObject(t.in) {
+		t.err = fmt.Errorf("sdk: tool %q: %w: input type %v has a schema whose type is not \"object\"", name, ErrInvalidTool, t.in)
 		return t
 	}
-	if in.Type != "object" {
-		t.err = fmt.Errorf("sdk: tool %q: %w: input type %v has schema type %q, not \"object\"", name, ErrInvalidTool, reflect.TypeFor[In](), in.Type)
-		return t
-	}
-	t.required = in.Required
-	if t.input, err = marshalSchema(in); err != nil {
-		t.err = fmt.Errorf("sdk: tool %q: input: %w", name, err)
-		return t
-	}
-	outType := reflect.TypeFor[Out]()
 	var render func(Out) (*Result, error)
-	switch {
+	switch outType := reflect.TypeFor[Out](); {
 	case outType == resultType:
 		render = func(o Out) (*Result, error) {
 			r := any(o).(*Result)
@@ -101,31 +126,22 @@ func Tool[In, Out any](name, description string, fn func(ctx context.Context, in
 		}
 	case outType.Kind() == reflect.String:
 		render = func(o Out) (*Result, error) { return TextResult(reflect.ValueOf(o).String()), nil }
+	case isObject(outType):
+		t.out = outType
+		render = func(o Out) (*Result, error) { return StructuredResult(o) }
 	default:
-		out, err := reflectSchema(outType)
-		if err != nil {
-			t.err = fmt.Errorf("sdk: tool %q: output: %w", name, err)
-			return t
-		}
-		if out.Type == "object" {
-			if t.output, err = marshalSchema(out); err != nil {
-				t.err = fmt.Errorf("sdk: tool %q: output: %w", name, err)
-				return t
+		render = func(o Out) (*Result, error) {
+			b, err := json.Marshal(o)
+			if err != nil {
+				return nil, err
 			}
-			render = func(o Out) (*Result, error) { return StructuredResult(o) }
-		} else {
-			render = func(o Out) (*Result, error) {
-				b, err := json.Marshal(o)
-				if err != nil {
-					return nil, err
-				}
-				return TextResult(string(b)), nil
-			}
+			return TextResult(string(b)), nil
 		}
 	}
+	t.required = sync.OnceValue(func() []string { return requiredOf(t.in, nil) })
 	t.call = func(ctx context.Context, args json.RawMessage) *Result {
 		var in In
-		if err := decodeArguments(args, &in, t.required); err != nil {
+		if err := decodeArguments(args, &in, t.required()); err != nil {
 			return ErrorResult("invalid arguments for tool %s: %s", name, clip(err.Error(), maxArgumentsErrorLen))
 		}
 		if v, ok := any(in).(Validator); ok {
@@ -167,10 +183,19 @@ func (t ToolDef) validate() error {
 	if n := utf8.RuneCountInString(t.description); n > MaxDescriptionRunes {
 		return fmt.Errorf("sdk: tool %q: %w: description has %d characters, over %d", t.name, ErrInvalidTool, n, MaxDescriptionRunes)
 	}
-	if n := len(t.input); n > MaxSchemaBytes {
+	return nil
+}
+
+// validateSchemas derives the tool's schemas and checks their sizes.
+func (t ToolDef) validateSchemas() error {
+	s := t.derived()
+	if s.err != nil {
+		return s.err
+	}
+	if n := len(s.input); n > MaxSchemaBytes {
 		return fmt.Errorf("sdk: tool %q: %w: inputSchema is %d bytes, over %d", t.name, ErrInvalidTool, n, MaxSchemaBytes)
 	}
-	if n := len(t.output); n > MaxSchemaBytes {
+	if n := len(s.output); n > MaxSchemaBytes {
 		return fmt.Errorf("sdk: tool %q: %w: outputSchema is %d bytes, over %d", t.name, ErrInvalidTool, n, MaxSchemaBytes)
 	}
 	return nil
@@ -189,20 +214,13 @@ func checkToolName(name string) error {
 	return nil
 }
 
-func reflectSchema(t reflect.Type) (s *jsonschema.Schema, err error) {
-	// invopop/jsonschema panics on some types (channels, funcs); report those as errors instead.
-	defer func() {
-		if r := recover(); r != nil {
-			s, err = nil, fmt.Errorf("%w: cannot describe %v: %v", ErrInvalidTool, t, r)
-		}
-	}()
-	r := jsonschema.Reflector{DoNotReference: true, Anonymous: true}
-	return r.ReflectFromType(t), nil
-}
-
-func marshalSchema(s *jsonschema.Schema) (json.RawMessage, error) {
-	// The host checks the schema, not its dialect URI, and every byte counts against 64 KiB.
-	s.Version = ""
+// marshalSchema derives t's schema and encodes it. The host checks the schema, not its dialect URI,
+// so none is written: every byte counts against 64 KiB.
+func marshalSchema(t reflect.Type) (json.RawMessage, error) {
+	s, err := buildSchema(t)
+	if err != nil {
+		return nil, err
+	}
 	b, err := json.Marshal(s)
 	if err != nil {
 		return nil, fmt.Errorf("%w: schema: %v", ErrInvalidTool, err)

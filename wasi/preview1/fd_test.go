@@ -132,7 +132,7 @@ func TestFdReadStdinNonblock(t *testing.T) {
 func TestFileIO(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "f"), []byte("0123456789"), 0o644)
-	r := newRaw(t, Config{Preopens: []Preopen{{GuestPath: "/d", HostDir: dir}}})
+	r := newRaw(t, Config{Preopens: []wasi.Preopen{{GuestPath: "/d", HostDir: dir}}})
 	fd := uint64(r.openFile(3, "f", 0, rightsRW, 0))
 	if fd != 4 {
 		t.Fatalf("first file got fd %d, want 4", fd)
@@ -221,7 +221,7 @@ func TestFileIO(t *testing.T) {
 func TestFdAppend(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "log"), []byte("start\n"), 0o644)
-	r := newRaw(t, Config{Preopens: []Preopen{{GuestPath: "/d", HostDir: dir}}})
+	r := newRaw(t, Config{Preopens: []wasi.Preopen{{GuestPath: "/d", HostDir: dir}}})
 	fd := uint64(r.openFile(3, "log", 0, rightsRW, uint32(fdflagAppend)))
 	r.write(1000, []byte("line\n"))
 	r.iovecs(100, [2]uint32{1000, 5})
@@ -298,7 +298,7 @@ func TestFdstat(t *testing.T) {
 
 func TestFdClose(t *testing.T) {
 	dir := t.TempDir()
-	r := newRaw(t, Config{Preopens: []Preopen{{GuestPath: "/d", HostDir: dir}}, MaxOpenFiles: 2})
+	r := newRaw(t, Config{Preopens: []wasi.Preopen{{GuestPath: "/d", HostDir: dir}}, MaxOpenFiles: 2})
 	a := r.openFile(3, "a", oflagCreat, rightsRW, 0)
 	b := r.openFile(3, "b", oflagCreat, rightsRW, 0)
 	if a != 4 || b != 5 {

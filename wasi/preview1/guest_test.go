@@ -48,7 +48,7 @@ func skipSlowGuest(t *testing.T, name string) {
 
 // fsPreopens builds /rw (empty, writable), /ro (read-only: ro.txt and a symbolic link "escape"
 // to a file outside it) and /pkg (an fs.FS), and returns them with the host path of /rw.
-func fsPreopens(t *testing.T) ([]Preopen, string) {
+func fsPreopens(t *testing.T) ([]wasi.Preopen, string) {
 	base := t.TempDir()
 	rw, ro := filepath.Join(base, "rw"), filepath.Join(base, "ro")
 	for _, d := range []string{rw, ro} {
@@ -65,7 +65,7 @@ func fsPreopens(t *testing.T) ([]Preopen, string) {
 		"info.txt":  {Data: []byte("package info")},
 		"dir/a.txt": {Data: []byte("a")},
 	}
-	return []Preopen{
+	return []wasi.Preopen{
 		{GuestPath: "/rw", HostDir: rw},
 		{GuestPath: "/ro", HostDir: ro, ReadOnly: true},
 		{GuestPath: "/pkg", FS: pkg},

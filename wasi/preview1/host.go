@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"path"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi"
@@ -40,7 +38,7 @@ type Config struct {
 	Stdout, Stderr io.Writer
 	// Preopens are the directories the guest starts with, as file descriptors 3, 4, … in this
 	// order.
-	Preopens []Preopen
+	Preopens []wasi.Preopen
 	// WriteBudget caps the bytes written to files (not stdout or stderr) over the store's life;
 	// 0 means DefaultWriteBudget. Use math.MaxInt64 for no practical limit.
 	WriteBudget int64
@@ -56,21 +54,6 @@ type Config struct {
 	Random io.Reader
 	// MaxOpenFiles bounds the descriptors the guest may open; 0 means DefaultMaxOpenFiles.
 	MaxOpenFiles int
-}
-
-// Preopen is a directory given to the guest at start. Exactly one of HostDir, FS and Dir is set.
-type Preopen struct {
-	// GuestPath is the name the guest sees (fd_prestat_dir_name), such as "/volume/tmp".
-	GuestPath string
-	// HostDir is a host directory, confined with os.Root: neither ".." nor symbolic links lead
-	// out of it.
-	HostDir string
-	// FS is a file system served read-only.
-	FS fs.FS
-	// Dir is an already opened directory; the Host takes it over and closes it.
-	Dir wasi.Dir
-	// ReadOnly refuses every change with EPERM. FS preopens are always read-only.
-	ReadOnly bool
 }
 
 // Host is the WASI preview 1 state of one store: its descriptor table, stdio, clocks and budget.
@@ -96,27 +79,27 @@ type preopenInfo struct {
 	dir  wasi.Dir
 }
 
-type hostKey struct{}
+// hostKey holds the Host bound to a store.
+var hostKey = engine.NewKey[*Host]()
 
 // Bind attaches WASI preview 1 state built from cfg to s, for the functions of Module to use. It
 // opens the preopened directories, which are closed with the store (or earlier by Host.Close).
 func Bind(s *engine.Store, cfg Config) (*Host, error) {
-	if s.Data(hostKey{}) != nil {
+	if _, ok := hostKey.Get(s); ok {
 		return nil, fmt.Errorf("preview1: bind: %w", ErrAlreadyBound)
 	}
 	h, err := newHost(cfg)
 	if err != nil {
 		return nil, err
 	}
-	s.SetData(hostKey{}, h)
+	hostKey.Set(s, h)
 	s.OnClose(func() { _ = h.Close() })
 	return h, nil
 }
 
 // FromStore returns the Host bound to s, if any.
 func FromStore(s *engine.Store) (*Host, bool) {
-	h, ok := s.Data(hostKey{}).(*Host)
-	return h, ok
+	return hostKey.Get(s)
 }
 
 func newHost(cfg Config) (*Host, error) {
@@ -168,9 +151,12 @@ func newHost(cfg Config) (*Host, error) {
 	h.fds.add(&fdEntry{kind: kindWriter, w: stdout, rights: stdoutRights})
 	h.fds.add(&fdEntry{kind: kindWriter, w: stderr, rights: stdoutRights})
 	for i, p := range cfg.Preopens {
-		d, err := openPreopen(p, budget)
+		d, err := p.Open(budget)
 		if err != nil {
 			h.Close()
+			if errors.Is(err, wasi.ErrPreopen) {
+				err = fmt.Errorf("%w: %w", ErrConfig, err)
+			}
 			return nil, fmt.Errorf("preview1: preopen %d (%q): %w", i, p.GuestPath, err)
 		}
 		h.preopens = append(h.preopens, preopenInfo{name: p.GuestPath, dir: d})
@@ -178,36 +164,6 @@ func newHost(cfg Config) (*Host, error) {
 			rights: dirRights, inheriting: fileRights | dirRights})
 	}
 	return h, nil
-}
-
-func openPreopen(p Preopen, budget *wasi.Budget) (wasi.Dir, error) {
-	if p.GuestPath == "" || len(p.GuestPath) > wasi.MaxPathLen || strings.IndexByte(p.GuestPath, 0) >= 0 ||
-		!utf8.ValidString(p.GuestPath) {
-		return nil, fmt.Errorf("%w: guest path must be 1 to %d bytes of UTF-8 without NUL", ErrConfig, wasi.MaxPathLen)
-	}
-	n := 0
-	if p.HostDir != "" {
-		n++
-	}
-	if p.FS != nil {
-		n++
-	}
-	if p.Dir != nil {
-		n++
-	}
-	if n != 1 {
-		return nil, fmt.Errorf("%w: exactly one of HostDir, FS and Dir must be set (%d are)", ErrConfig, n)
-	}
-	switch {
-	case p.HostDir != "":
-		return wasi.OpenHostDir(p.HostDir, wasi.HostDirOptions{ReadOnly: p.ReadOnly, Budget: budget})
-	case p.FS != nil:
-		return wasi.NewFSDir(p.FS), nil
-	}
-	if p.ReadOnly && !p.Dir.ReadOnly() {
-		return nil, fmt.Errorf("%w: Dir is writable but the preopen asks for ReadOnly", ErrConfig)
-	}
-	return p.Dir, nil
 }
 
 // stringsSize checks argv or environ entries and returns the bytes they take in guest memory,

@@ -151,7 +151,7 @@ func fn(name string, params []engine.ValueType, f call) engine.HostFunc {
 }
 
 func hostOf(c *engine.Caller) *Host {
-	h, ok := c.Store().Data(hostKey{}).(*Host)
+	h, ok := hostKey.Get(c.Store())
 	if !ok {
 		// Per the engine's contract, a panic with an error ends the call with a host trap.
 		panic(fmt.Errorf("preview1: %w", ErrNotBound))

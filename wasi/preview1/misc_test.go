@@ -145,12 +145,12 @@ func TestBind_Errors(t *testing.T) {
 		{"negative budget", Config{WriteBudget: -1}},
 		{"negative write cap", Config{MaxWriteSize: -1}},
 		{"negative open files", Config{MaxOpenFiles: -1}},
-		{"preopen without source", Config{Preopens: []Preopen{{GuestPath: "/x"}}}},
-		{"preopen with two sources", Config{Preopens: []Preopen{{GuestPath: "/x", HostDir: dir, FS: emptyFS{}}}}},
-		{"preopen without name", Config{Preopens: []Preopen{{HostDir: dir}}}},
-		{"preopen name with NUL", Config{Preopens: []Preopen{{GuestPath: "/\x00", HostDir: dir}}}},
-		{"missing host dir", Config{Preopens: []Preopen{{GuestPath: "/x", HostDir: dir + "/missing"}}}},
-		{"writable Dir asked read-only", Config{Preopens: []Preopen{{GuestPath: "/x", Dir: mustHostDir(t, dir), ReadOnly: true}}}},
+		{"preopen without source", Config{Preopens: []wasi.Preopen{{GuestPath: "/x"}}}},
+		{"preopen with two sources", Config{Preopens: []wasi.Preopen{{GuestPath: "/x", HostDir: dir, FS: emptyFS{}}}}},
+		{"preopen without name", Config{Preopens: []wasi.Preopen{{HostDir: dir}}}},
+		{"preopen name with NUL", Config{Preopens: []wasi.Preopen{{GuestPath: "/\x00", HostDir: dir}}}},
+		{"missing host dir", Config{Preopens: []wasi.Preopen{{GuestPath: "/x", HostDir: dir + "/missing"}}}},
+		{"writable Dir asked read-only", Config{Preopens: []wasi.Preopen{{GuestPath: "/x", Dir: mustHostDir(t, dir), ReadOnly: true}}}},
 	}
 	for _, tt := range tests {
 		s, _ := testEngine(t).NewStore(context.Background(), engine.DefaultLimits())

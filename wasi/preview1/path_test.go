@@ -87,7 +87,7 @@ func TestPathOpenSandbox(t *testing.T) {
 
 func TestPathOpen_Errors(t *testing.T) {
 	dir := t.TempDir()
-	r := newRaw(t, Config{Preopens: []Preopen{{GuestPath: "/d", HostDir: dir}}})
+	r := newRaw(t, Config{Preopens: []wasi.Preopen{{GuestPath: "/d", HostDir: dir}}})
 	p, n := r.str(60000, "created")
 	tests := []struct {
 		name string
@@ -117,7 +117,7 @@ func TestPathOpen_Errors(t *testing.T) {
 func TestPathOperations(t *testing.T) {
 	pre, rw := fsPreopens(t)
 	other := t.TempDir()
-	pre = append(pre, Preopen{GuestPath: "/other", HostDir: other}) // fd 6
+	pre = append(pre, wasi.Preopen{GuestPath: "/other", HostDir: other}) // fd 6
 	os.WriteFile(filepath.Join(rw, "f"), []byte("data"), 0o644)
 	r := newRaw(t, Config{Preopens: pre})
 	type op struct {
@@ -197,7 +197,7 @@ func TestPathOperations(t *testing.T) {
 func TestPathReadlinkTruncates(t *testing.T) {
 	dir := t.TempDir()
 	os.Symlink("a-long-target", filepath.Join(dir, "l"))
-	r := newRaw(t, Config{Preopens: []Preopen{{GuestPath: "/d", HostDir: dir}}})
+	r := newRaw(t, Config{Preopens: []wasi.Preopen{{GuestPath: "/d", HostDir: dir}}})
 	p, n := r.str(50000, "l")
 	if e := r.call("path_readlink", 3, p, n, 100, 6, 200); e != 0 || r.u32(200) != 6 || string(r.read(100, 6)) != "a-long" {
 		t.Errorf("readlink into 6 bytes: %v %d %q", e, r.u32(200), r.read(100, 6))
@@ -261,7 +261,7 @@ func TestPathFilestat(t *testing.T) {
 // over the per-call cap; what fits is written.
 func TestWriteBudget(t *testing.T) {
 	dir := t.TempDir()
-	r := newRaw(t, Config{Preopens: []Preopen{{GuestPath: "/d", HostDir: dir}}, WriteBudget: 100, MaxWriteSize: 60})
+	r := newRaw(t, Config{Preopens: []wasi.Preopen{{GuestPath: "/d", HostDir: dir}}, WriteBudget: 100, MaxWriteSize: 60})
 	fd := uint64(r.openFile(3, "f", oflagCreat, rightsRW, 0))
 	r.write(1000, make([]byte, 100))
 	size := func() int64 {
@@ -311,7 +311,7 @@ func TestWriteBudget(t *testing.T) {
 func TestSharedBudget(t *testing.T) {
 	b, _ := wasi.NewBudget(10, 0)
 	a, c := t.TempDir(), t.TempDir()
-	r := newRaw(t, Config{Budget: b, Preopens: []Preopen{{GuestPath: "/a", HostDir: a}, {GuestPath: "/c", HostDir: c}}})
+	r := newRaw(t, Config{Budget: b, Preopens: []wasi.Preopen{{GuestPath: "/a", HostDir: a}, {GuestPath: "/c", HostDir: c}}})
 	fa := uint64(r.openFile(3, "f", oflagCreat, rightsRW, 0))
 	fc := uint64(r.openFile(4, "f", oflagCreat, rightsRW, 0))
 	r.iovecs(100, [2]uint32{1000, 6})
@@ -330,7 +330,7 @@ func TestHostOpen(t *testing.T) {
 	outer, inner := t.TempDir(), t.TempDir()
 	os.WriteFile(filepath.Join(outer, "o.txt"), []byte("outer"), 0o644)
 	os.WriteFile(filepath.Join(inner, "i.txt"), []byte("inner"), 0o644)
-	r := newRaw(t, Config{Preopens: []Preopen{
+	r := newRaw(t, Config{Preopens: []wasi.Preopen{
 		{GuestPath: "/skills", HostDir: outer, ReadOnly: true},
 		{GuestPath: "/skills/x", HostDir: inner},
 	}})

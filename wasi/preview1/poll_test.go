@@ -129,7 +129,7 @@ func TestPollClocks(t *testing.T) {
 func TestPollFds(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "f"), []byte("0123456789"), 0o644)
-	r := newRaw(t, Config{Stdin: strings.NewReader("input"), Preopens: []Preopen{{GuestPath: "/d", HostDir: dir}}})
+	r := newRaw(t, Config{Stdin: strings.NewReader("input"), Preopens: []wasi.Preopen{{GuestPath: "/d", HostDir: dir}}})
 	fd := r.openFile(3, "f", 0, rightsRead, 0)
 	r.call("fd_seek", uint64(fd), 4, 0, 200)
 	r.subs(sub{userdata: 1, tag: eventtypeFdRead, clockID: fd})

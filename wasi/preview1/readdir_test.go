@@ -67,7 +67,7 @@ func TestReaddir(t *testing.T) {
 	os.Symlink("f00", filepath.Join(dir, "link"))
 	want = append(want, "link", "sub")
 	sort.Strings(want)
-	r := newRaw(t, Config{Preopens: []Preopen{{GuestPath: "/d", HostDir: dir}}})
+	r := newRaw(t, Config{Preopens: []wasi.Preopen{{GuestPath: "/d", HostDir: dir}}})
 	for _, size := range []uint32{1, 23, 24, 30, 64, 200, 4096} {
 		t.Run(fmt.Sprint(size), func(t *testing.T) {
 			got := r.readdirAll(3, size)
@@ -119,7 +119,7 @@ func TestReaddir(t *testing.T) {
 
 func TestReaddirFS(t *testing.T) {
 	fsys := fstest.MapFS{"a": {}, "b/c": {}, "d": {}}
-	r := newRaw(t, Config{Preopens: []Preopen{{GuestPath: "/p", FS: fsys}}})
+	r := newRaw(t, Config{Preopens: []wasi.Preopen{{GuestPath: "/p", FS: fsys}}})
 	var names []string
 	for _, d := range r.readdirAll(3, 32) {
 		names = append(names, d.name)
@@ -132,7 +132,7 @@ func TestReaddirFS(t *testing.T) {
 func TestReaddir_Errors(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "f"), nil, 0o644)
-	r := newRaw(t, Config{Preopens: []Preopen{{GuestPath: "/d", HostDir: dir}}})
+	r := newRaw(t, Config{Preopens: []wasi.Preopen{{GuestPath: "/d", HostDir: dir}}})
 	f := r.openFile(3, "f", 0, rightsRead, 0)
 	tests := []struct {
 		name string

@@ -18,7 +18,7 @@ func Run(ctx context.Context, e *engine.Engine, wasm []byte, cfg Config, limits 
 	if err := limits.Validate(); err != nil {
 		return 0, fmt.Errorf("preview1: run: %w", err)
 	}
-	m, err := e.CompileWithTableLimit(ctx, wasm, limits.TableElements)
+	m, err := e.Compile(ctx, wasm)
 	if err != nil {
 		return 0, fmt.Errorf("preview1: run: %w", err)
 	}

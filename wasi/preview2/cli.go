@@ -7,6 +7,7 @@ import (
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/engine"
 )
 
 const (
@@ -29,11 +30,11 @@ type envVar struct{ Key, Value string }
 // out: stdio is never a terminal to a sandboxed guest.
 type terminal struct{}
 
-func (h *Host) defineCLI(l *component.Linker) error {
+func defineCLI(l *component.Linker) error {
 	steps := []func() error{
 		func() error {
 			return defineAll(l, ifaceEnvironment, map[string]any{
-				"get-environment": func(context.Context) []envVar {
+				"get-environment": func(_ context.Context, h *Host) []envVar {
 					out := make([]envVar, len(h.env))
 					for i, e := range h.env {
 						k, v, _ := strings.Cut(e, "=")
@@ -41,34 +42,37 @@ func (h *Host) defineCLI(l *component.Linker) error {
 					}
 					return out
 				},
-				"get-arguments": func(context.Context) []string { return h.args },
-				"initial-cwd":   func(context.Context) abi.Option[string] { return abi.None[string]() },
+				"get-arguments": func(_ context.Context, h *Host) []string { return h.args },
+				"initial-cwd":   func(_ context.Context, h *Host) abi.Option[string] { return abi.None[string]() },
 			})
 		},
 		func() error {
 			return defineAll(l, ifaceExit, map[string]any{
-				"exit": func(_ context.Context, status abi.Result[struct{}, struct{}]) error {
+				"exit": func(_ context.Context, h *Host, status abi.Result[struct{}, struct{}]) error {
 					if status.IsErr {
-						return &ExitError{Code: 1}
+						return &engine.ExitError{Code: 1}
 					}
-					return &ExitError{Code: 0}
+					return &engine.ExitError{Code: 0}
 				},
-				"exit-with-code": func(_ context.Context, code uint8) error { return &ExitError{Code: uint32(code)} },
+				"exit-with-code": func(_ context.Context, h *Host, code uint8) error { return &engine.ExitError{Code: uint32(code)} },
 			})
 		},
 		func() error {
-			return l.DefineFunc(ifaceStdin, "get-stdin", func(context.Context) (uint32, error) {
-				return h.res.add(&inStream{stdin: h.stdin})
+			return defineFunc(l, ifaceStdin, "get-stdin", func(_ context.Context, h *Host) (abi.Own[*InputStream], error) {
+				rep, err := h.add(&InputStream{src: h.stdin})
+				return abi.Own[*InputStream]{Rep: rep}, err
 			})
 		},
 		func() error {
-			return l.DefineFunc(ifaceStdout, "get-stdout", func(context.Context) (uint32, error) {
-				return h.res.add(&outStream{w: h.stdout})
+			return defineFunc(l, ifaceStdout, "get-stdout", func(_ context.Context, h *Host) (abi.Own[*OutputStream], error) {
+				rep, err := h.add(&OutputStream{w: h.stdout})
+				return abi.Own[*OutputStream]{Rep: rep}, err
 			})
 		},
 		func() error {
-			return l.DefineFunc(ifaceStderr, "get-stderr", func(context.Context) (uint32, error) {
-				return h.res.add(&outStream{w: h.stderr})
+			return defineFunc(l, ifaceStderr, "get-stderr", func(_ context.Context, h *Host) (abi.Own[*OutputStream], error) {
+				rep, err := h.add(&OutputStream{w: h.stderr})
+				return abi.Own[*OutputStream]{Rep: rep}, err
 			})
 		},
 	}
@@ -77,19 +81,19 @@ func (h *Host) defineCLI(l *component.Linker) error {
 			return err
 		}
 	}
-	if _, err := l.DefineResource(ifaceTerminalInput, "terminal-input", dtor[terminal](h)); err != nil {
+	if _, err := l.DefineResource(ifaceTerminalInput, "terminal-input", dtor[terminal]()); err != nil {
 		return err
 	}
-	if _, err := l.DefineResource(ifaceTerminalOutput, "terminal-output", dtor[terminal](h)); err != nil {
+	if _, err := l.DefineResource(ifaceTerminalOutput, "terminal-output", dtor[terminal]()); err != nil {
 		return err
 	}
-	none := func(context.Context) abi.Option[uint32] { return abi.None[uint32]() }
+	none := func(_ context.Context, h *Host) abi.Option[uint32] { return abi.None[uint32]() }
 	for iface, name := range map[string]string{
 		ifaceTerminalStdin:  "get-terminal-stdin",
 		ifaceTerminalStdout: "get-terminal-stdout",
 		ifaceTerminalStderr: "get-terminal-stderr",
 	} {
-		if err := l.DefineFunc(iface, name, none); err != nil {
+		if err := defineFunc(l, iface, name, none); err != nil {
 			return fmt.Errorf("preview2: %w", err)
 		}
 	}

@@ -29,24 +29,24 @@ func toDatetime(t time.Time) datetime {
 // monotonic is the clock's instant in nanoseconds, never negative.
 func (h *Host) monotonic() uint64 { return uint64(max(h.clock.Monotonic(), 0)) }
 
-func (h *Host) defineClocks(l *component.Linker) error {
+func defineClocks(l *component.Linker) error {
 	err := defineAll(l, ifaceMonotonic, map[string]any{
-		"now":        func(context.Context) uint64 { return h.monotonic() },
-		"resolution": func(context.Context) uint64 { return uint64(max(h.clock.Resolution(), 1)) },
-		"subscribe-instant": func(_ context.Context, when uint64) (uint32, error) {
-			return h.newPollable(&pollable{timer: true, when: time.Duration(min(when, math.MaxInt64))})
+		"now":        func(_ context.Context, h *Host) uint64 { return h.monotonic() },
+		"resolution": func(_ context.Context, h *Host) uint64 { return uint64(max(h.clock.Resolution(), 1)) },
+		"subscribe-instant": func(_ context.Context, h *Host, when uint64) (uint32, error) {
+			return h.newPollable(&Pollable{timer: true, when: time.Duration(min(when, math.MaxInt64))})
 		},
-		"subscribe-duration": func(_ context.Context, d uint64) (uint32, error) {
+		"subscribe-duration": func(_ context.Context, h *Host, d uint64) (uint32, error) {
 			when := h.monotonic() + min(d, math.MaxInt64)
-			return h.newPollable(&pollable{timer: true, when: time.Duration(min(when, math.MaxInt64))})
+			return h.newPollable(&Pollable{timer: true, when: time.Duration(min(when, math.MaxInt64))})
 		},
 	})
 	if err != nil {
 		return err
 	}
 	return defineAll(l, ifaceWall, map[string]any{
-		"now": func(context.Context) datetime { return toDatetime(h.clock.Now()) },
-		"resolution": func(context.Context) datetime {
+		"now": func(_ context.Context, h *Host) datetime { return toDatetime(h.clock.Now()) },
+		"resolution": func(_ context.Context, h *Host) datetime {
 			r := max(h.clock.Resolution(), 1)
 			return datetime{Seconds: uint64(r / time.Second), Nanoseconds: uint32(r % time.Second)}
 		},

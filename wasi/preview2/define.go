@@ -1,20 +1,21 @@
 package preview2
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/kobako/kobako/component"
 )
 
-// Define defines every WASI 0.2 interface on l, bound to h: wasi:io, wasi:clocks, wasi:random,
-// wasi:cli, wasi:filesystem and wasi:sockets, at version 0.2.0, which satisfies imports of any
-// 0.2.x version. A Linker so defined serves one component instance at a time, the one h belongs
-// to.
-func (h *Host) Define(l *component.Linker) error {
+// Define defines every WASI 0.2 interface on l: wasi:io, wasi:clocks, wasi:random, wasi:cli,
+// wasi:filesystem and wasi:sockets, at version 0.2.0, which satisfies imports of any 0.2.x
+// version. Define once per Linker; each instance then needs its own Host, attached to its store
+// with Bind before instantiation (as preview1.Module and preview1.Bind). A Linker so defined
+// serves any number of instances, from any number of goroutines; a function called in a store
+// without a Host traps with ErrNotBound.
+func Define(l *component.Linker) error {
 	for _, def := range []func(*component.Linker) error{
-		h.defineError, h.definePoll, h.defineStreams, h.defineClocks, h.defineRandom,
-		h.defineCLI, h.defineFilesystem, h.defineSockets, h.defineUses,
+		defineError, definePoll, defineStreams, defineClocks, defineRandom,
+		defineCLI, defineFilesystem, defineSockets, defineUses,
 	} {
 		if err := def(l); err != nil {
 			return fmt.Errorf("preview2: define: %w", err)
@@ -49,24 +50,24 @@ var uses = map[string][]string{
 
 // dtors gives the destructor of every WASI resource type by name (the names are unique across
 // the WASI 0.2 interfaces).
-func (h *Host) dtors() map[string]func(context.Context, uint32) error {
-	return map[string]func(context.Context, uint32) error{
-		"error":                  dtor[*ioError](h),
-		"pollable":               dtor[*pollable](h),
-		"input-stream":           dtor[*inStream](h),
-		"output-stream":          dtor[*outStream](h),
-		"terminal-input":         dtor[terminal](h),
-		"terminal-output":        dtor[terminal](h),
-		"descriptor":             dtor[*descriptor](h),
-		"directory-entry-stream": dtor[*dirStream](h),
-		"network":                dtor[network](h),
+func dtors() map[string]component.HostDtor {
+	return map[string]component.HostDtor{
+		"error":                  dtor[*ioError](),
+		"pollable":               dropPollable,
+		"input-stream":           dtor[*InputStream](),
+		"output-stream":          dtor[*OutputStream](),
+		"terminal-input":         dtor[terminal](),
+		"terminal-output":        dtor[terminal](),
+		"descriptor":             dtor[*descriptor](),
+		"directory-entry-stream": dtor[*dirStream](),
+		"network":                dtor[network](),
 		"tcp-socket":             nil,
 		"udp-socket":             nil,
 	}
 }
 
-func (h *Host) defineUses(l *component.Linker) error {
-	d := h.dtors()
+func defineUses(l *component.Linker) error {
+	d := dtors()
 	for iface, names := range uses {
 		for _, n := range names {
 			if _, err := l.DefineResource(iface, n, d[n]); err != nil {

@@ -2,7 +2,6 @@ package preview2
 
 import (
 	"errors"
-	"fmt"
 )
 
 var (
@@ -19,14 +18,10 @@ var (
 	ErrPermit = errors.New("write exceeds the check-write permit")
 	// ErrClosed reports a use of the Host after Close.
 	ErrClosed = errors.New("host closed")
+	// ErrNotBound reports a WASI function called in a store that has no Host (see Bind).
+	ErrNotBound = errors.New("no WASI 0.2 host is bound to the store")
+	// ErrAlreadyBound reports a second Bind to one store.
+	ErrAlreadyBound = errors.New("a WASI 0.2 host is already bound to the store")
 	// ErrNoRun reports a component without a wasi:cli/run export.
 	ErrNoRun = errors.New("component does not export wasi:cli/run")
 )
-
-// ExitError is how wasi:cli/exit ends a run: the host function returns it, the guest traps, and
-// Run reports Code as the exit status.
-type ExitError struct {
-	Code uint32
-}
-
-func (e *ExitError) Error() string { return fmt.Sprintf("preview2: exit with status %d", e.Code) }

@@ -38,9 +38,9 @@ func ExampleRun() {
 	// Output: exit 0: hello, gopher
 }
 
-// Define WASI 0.2 on a Linker to instantiate a component and call any of its exports, here
-// wasi:cli/run by hand (Run does the same in one step).
-func ExampleHost_Define() {
+// Define WASI 0.2 once on a Linker, then bind a Host per store and instantiate as many
+// components as needed; here one, calling wasi:cli/run by hand (Run does the same in one step).
+func ExampleDefine() {
 	ctx := context.Background()
 	e, err := engine.New(ctx, engine.Config{})
 	if err != nil {
@@ -55,20 +55,22 @@ func ExampleHost_Define() {
 	if err != nil {
 		panic(err)
 	}
-	h, err := preview2.NewHost(preview2.Config{Stdin: strings.NewReader("linker\n"), Stdout: os.Stdout})
-	if err != nil {
-		panic(err)
-	}
-	defer h.Close()
 	l := component.NewLinker()
-	if err := h.Define(l); err != nil {
+	if err := preview2.Define(l); err != nil {
 		panic(err)
 	}
-	in, err := l.InstantiateWithLimits(ctx, cc, engine.DefaultLimits())
+	s, err := e.NewStore(ctx, engine.DefaultLimits())
 	if err != nil {
 		panic(err)
 	}
-	defer in.Close(ctx)
+	defer s.Close(ctx)
+	if _, err := preview2.Bind(s, preview2.Config{Stdin: strings.NewReader("linker\n"), Stdout: os.Stdout}); err != nil {
+		panic(err)
+	}
+	in, err := l.Instantiate(ctx, s, cc)
+	if err != nil {
+		panic(err)
+	}
 	res, err := in.Call(ctx, "wasi:cli/run@0.2.12#run")
 	if err != nil {
 		panic(err)

@@ -228,7 +228,7 @@ func (h *Host) openAt(self uint32, pathFlags uint8, path string, openFlags, flag
 		_ = n.Close()
 		return fsErr[uint32](wasi.EIO), nil
 	}
-	rep, err := h.res.add(nd)
+	rep, err := h.add(nd)
 	if err != nil {
 		_ = nd.node().Close()
 		return fsResult[uint32]{}, err
@@ -249,13 +249,13 @@ func (h *Host) stream(self uint32, off uint64, write, appending bool) (fsResult[
 	case write && (d.flags&flagWrite == 0 || !d.file.Writable()):
 		return fsErr[uint32](wasi.EBADF), nil
 	case write:
-		r = &outStream{file: d.file, off: int64(off), append: appending}
+		r = &OutputStream{file: d.file, off: int64(off), append: appending}
 	case d.flags&flagRead == 0 || !d.file.Readable():
 		return fsErr[uint32](wasi.EBADF), nil
 	default:
-		r = &inStream{file: d.file, off: int64(off)}
+		r = &InputStream{file: d.file, off: int64(off)}
 	}
-	rep, err := h.res.add(r)
+	rep, err := h.add(r)
 	if err != nil {
 		return fsResult[uint32]{}, err
 	}
@@ -300,7 +300,7 @@ func (h *Host) readDirectory(self uint32) (fsResult[uint32], error) {
 	if err != nil {
 		return fsErr[uint32](err), nil
 	}
-	rep, err := h.res.add(&dirStream{r: r})
+	rep, err := h.add(&dirStream{r: r})
 	if err != nil {
 		_ = r.Close()
 		return fsResult[uint32]{}, err
@@ -444,33 +444,33 @@ func (h *Host) metadataHashAt(self uint32, pf uint8, path string) (fsResult[hash
 	return fsOK(hashValue{Lower: st.Ino, Upper: st.Dev}), nil
 }
 
-func (h *Host) defineFilesystem(l *component.Linker) error {
-	if _, err := l.DefineResource(ifaceTypes, "descriptor", dtor[*descriptor](h)); err != nil {
+func defineFilesystem(l *component.Linker) error {
+	if _, err := l.DefineResource(ifaceTypes, "descriptor", dtor[*descriptor]()); err != nil {
 		return err
 	}
-	if _, err := l.DefineResource(ifaceTypes, "directory-entry-stream", dtor[*dirStream](h)); err != nil {
+	if _, err := l.DefineResource(ifaceTypes, "directory-entry-stream", dtor[*dirStream]()); err != nil {
 		return err
 	}
 	type unit = fsResult[struct{}]
 	ok := fsOK(struct{}{})
 	m := "[method]descriptor."
 	err := defineAll(l, ifaceTypes, map[string]any{
-		m + "read-via-stream": func(_ context.Context, self uint32, off uint64) (fsResult[uint32], error) {
+		m + "read-via-stream": func(_ context.Context, h *Host, self uint32, off uint64) (fsResult[uint32], error) {
 			return h.stream(self, off, false, false)
 		},
-		m + "write-via-stream": func(_ context.Context, self uint32, off uint64) (fsResult[uint32], error) {
+		m + "write-via-stream": func(_ context.Context, h *Host, self uint32, off uint64) (fsResult[uint32], error) {
 			return h.stream(self, off, true, false)
 		},
-		m + "append-via-stream": func(_ context.Context, self uint32) (fsResult[uint32], error) {
+		m + "append-via-stream": func(_ context.Context, h *Host, self uint32) (fsResult[uint32], error) {
 			return h.stream(self, 0, true, true)
 		},
-		m + "advise": func(_ context.Context, self uint32, _, _ uint64, advice uint8) (unit, error) {
+		m + "advise": func(_ context.Context, h *Host, self uint32, _, _ uint64, advice uint8) (unit, error) {
 			if _, err := h.desc(self); err != nil {
 				return unit{}, err
 			}
 			return ok, nil // advice is only advice
 		},
-		m + "sync-data": func(_ context.Context, self uint32) (unit, error) {
+		m + "sync-data": func(_ context.Context, h *Host, self uint32) (unit, error) {
 			d, err := h.desc(self)
 			if err != nil {
 				return unit{}, err
@@ -480,7 +480,7 @@ func (h *Host) defineFilesystem(l *component.Linker) error {
 			}
 			return ok, nil
 		},
-		m + "sync": func(_ context.Context, self uint32) (unit, error) {
+		m + "sync": func(_ context.Context, h *Host, self uint32) (unit, error) {
 			d, err := h.desc(self)
 			if err != nil {
 				return unit{}, err
@@ -490,14 +490,14 @@ func (h *Host) defineFilesystem(l *component.Linker) error {
 			}
 			return ok, nil
 		},
-		m + "get-flags": func(_ context.Context, self uint32) (fsResult[uint8], error) {
+		m + "get-flags": func(_ context.Context, h *Host, self uint32) (fsResult[uint8], error) {
 			d, err := h.desc(self)
 			if err != nil {
 				return fsResult[uint8]{}, err
 			}
 			return fsOK(d.flags), nil
 		},
-		m + "get-type": func(_ context.Context, self uint32) (fsResult[uint8], error) {
+		m + "get-type": func(_ context.Context, h *Host, self uint32) (fsResult[uint8], error) {
 			d, err := h.desc(self)
 			if err != nil {
 				return fsResult[uint8]{}, err
@@ -508,7 +508,7 @@ func (h *Host) defineFilesystem(l *component.Linker) error {
 			}
 			return fsOK(descType(st.Type)), nil
 		},
-		m + "set-size": func(_ context.Context, self uint32, size uint64) (unit, error) {
+		m + "set-size": func(_ context.Context, h *Host, self uint32, size uint64) (unit, error) {
 			d, ferr, err := h.fileOf(self)
 			if err != nil || ferr != nil {
 				return fsErr[struct{}](ferr), err
@@ -524,10 +524,10 @@ func (h *Host) defineFilesystem(l *component.Linker) error {
 			}
 			return ok, nil
 		},
-		m + "set-times": func(_ context.Context, self uint32, a, mt newTimestamp) (unit, error) {
+		m + "set-times": func(_ context.Context, h *Host, self uint32, a, mt newTimestamp) (unit, error) {
 			return h.setTimes(self, a, mt)
 		},
-		m + "read": func(_ context.Context, self uint32, n, off uint64) (fsResult[readResult], error) {
+		m + "read": func(_ context.Context, h *Host, self uint32, n, off uint64) (fsResult[readResult], error) {
 			d, ferr, err := h.fileOf(self)
 			if err != nil || ferr != nil {
 				return fsErr[readResult](ferr), err
@@ -545,7 +545,7 @@ func (h *Host) defineFilesystem(l *component.Linker) error {
 			}
 			return fsOK(readResult{buf[:k], k == 0 && len(buf) > 0}), nil
 		},
-		m + "write": func(_ context.Context, self uint32, b []byte, off uint64) (fsResult[uint64], error) {
+		m + "write": func(_ context.Context, h *Host, self uint32, b []byte, off uint64) (fsResult[uint64], error) {
 			d, ferr, err := h.fileOf(self)
 			if err != nil || ferr != nil {
 				return fsErr[uint64](ferr), err
@@ -562,13 +562,13 @@ func (h *Host) defineFilesystem(l *component.Linker) error {
 			}
 			return fsOK(uint64(k)), nil
 		},
-		m + "read-directory": func(_ context.Context, self uint32) (fsResult[uint32], error) {
+		m + "read-directory": func(_ context.Context, h *Host, self uint32) (fsResult[uint32], error) {
 			return h.readDirectory(self)
 		},
-		m + "create-directory-at": func(_ context.Context, self uint32, path string) (unit, error) {
+		m + "create-directory-at": func(_ context.Context, h *Host, self uint32, path string) (unit, error) {
 			return h.createDirectoryAt(self, path)
 		},
-		m + "stat": func(_ context.Context, self uint32) (fsResult[descStat], error) {
+		m + "stat": func(_ context.Context, h *Host, self uint32) (fsResult[descStat], error) {
 			d, err := h.desc(self)
 			if err != nil {
 				return fsResult[descStat]{}, err
@@ -579,46 +579,46 @@ func (h *Host) defineFilesystem(l *component.Linker) error {
 			}
 			return fsOK(toStat(st)), nil
 		},
-		m + "stat-at": func(_ context.Context, self uint32, pf uint8, path string) (fsResult[descStat], error) {
+		m + "stat-at": func(_ context.Context, h *Host, self uint32, pf uint8, path string) (fsResult[descStat], error) {
 			return h.statAt(self, pf, path)
 		},
-		m + "set-times-at": func(_ context.Context, self uint32, pf uint8, path string, a, mt newTimestamp) (unit, error) {
+		m + "set-times-at": func(_ context.Context, h *Host, self uint32, pf uint8, path string, a, mt newTimestamp) (unit, error) {
 			return h.setTimesAt(self, pf, path, a, mt)
 		},
-		m + "link-at": func(_ context.Context, self uint32, pf uint8, oldPath string, newDesc uint32, newPath string) (unit, error) {
+		m + "link-at": func(_ context.Context, h *Host, self uint32, pf uint8, oldPath string, newDesc uint32, newPath string) (unit, error) {
 			return h.linkAt(self, pf, oldPath, newDesc, newPath)
 		},
-		m + "open-at": func(_ context.Context, self uint32, pf uint8, path string, of, flags uint8) (fsResult[uint32], error) {
+		m + "open-at": func(_ context.Context, h *Host, self uint32, pf uint8, path string, of, flags uint8) (fsResult[uint32], error) {
 			return h.openAt(self, pf, path, of, flags)
 		},
-		m + "readlink-at": func(_ context.Context, self uint32, path string) (fsResult[string], error) {
+		m + "readlink-at": func(_ context.Context, h *Host, self uint32, path string) (fsResult[string], error) {
 			return h.readlinkAt(self, path)
 		},
-		m + "remove-directory-at": func(_ context.Context, self uint32, path string) (unit, error) {
+		m + "remove-directory-at": func(_ context.Context, h *Host, self uint32, path string) (unit, error) {
 			return h.removeDirectoryAt(self, path)
 		},
-		m + "rename-at": func(_ context.Context, self uint32, oldPath string, newDesc uint32, newPath string) (unit, error) {
+		m + "rename-at": func(_ context.Context, h *Host, self uint32, oldPath string, newDesc uint32, newPath string) (unit, error) {
 			return h.renameAt(self, oldPath, newDesc, newPath)
 		},
-		m + "symlink-at": func(_ context.Context, self uint32, target, path string) (unit, error) {
+		m + "symlink-at": func(_ context.Context, h *Host, self uint32, target, path string) (unit, error) {
 			return h.symlinkAt(self, target, path)
 		},
-		m + "unlink-file-at": func(_ context.Context, self uint32, path string) (unit, error) {
+		m + "unlink-file-at": func(_ context.Context, h *Host, self uint32, path string) (unit, error) {
 			return h.unlinkFileAt(self, path)
 		},
-		m + "is-same-object": func(_ context.Context, self, other uint32) (bool, error) {
+		m + "is-same-object": func(_ context.Context, h *Host, self, other uint32) (bool, error) {
 			return h.isSameObject(self, other)
 		},
-		m + "metadata-hash": func(_ context.Context, self uint32) (fsResult[hashValue], error) {
+		m + "metadata-hash": func(_ context.Context, h *Host, self uint32) (fsResult[hashValue], error) {
 			return h.metadataHash(self)
 		},
-		m + "metadata-hash-at": func(_ context.Context, self uint32, pf uint8, path string) (fsResult[hashValue], error) {
+		m + "metadata-hash-at": func(_ context.Context, h *Host, self uint32, pf uint8, path string) (fsResult[hashValue], error) {
 			return h.metadataHashAt(self, pf, path)
 		},
-		"[method]directory-entry-stream.read-directory-entry": func(_ context.Context, self uint32) (fsResult[abi.Option[dirEntry]], error) {
+		"[method]directory-entry-stream.read-directory-entry": func(_ context.Context, h *Host, self uint32) (fsResult[abi.Option[dirEntry]], error) {
 			return h.readDirectoryEntry(self)
 		},
-		"filesystem-error-code": func(_ context.Context, e uint32) (abi.Option[errorCode], error) {
+		"filesystem-error-code": func(_ context.Context, h *Host, e uint32) (abi.Option[errorCode], error) {
 			ie, err := get[*ioError](h, e)
 			if err != nil {
 				return abi.Option[errorCode]{}, err
@@ -632,7 +632,7 @@ func (h *Host) defineFilesystem(l *component.Linker) error {
 	if err != nil {
 		return err
 	}
-	return l.DefineFunc(ifacePreopens, "get-directories", func(context.Context) ([]preopenEntry, error) {
+	return defineFunc(l, ifacePreopens, "get-directories", func(_ context.Context, h *Host) ([]preopenEntry, error) {
 		return h.getDirectories()
 	})
 }
@@ -646,7 +646,7 @@ func (h *Host) getDirectories() ([]preopenEntry, error) {
 		if !p.dir.ReadOnly() {
 			flags |= flagMutateDirectory
 		}
-		rep, err := h.res.add(&descriptor{dir: p.dir, flags: flags, preopen: true})
+		rep, err := h.add(&descriptor{dir: p.dir, flags: flags, preopen: true})
 		if err != nil {
 			return nil, fmt.Errorf("preview2: get-directories: %w", err)
 		}

@@ -59,7 +59,7 @@ func newFSWorld(t *testing.T) *fsWorld {
 			t.Fatal(err)
 		}
 	}
-	w.h = newTestHost(t, Config{Clock: w.clock, Preopens: []Preopen{
+	w.h = newTestHost(t, Config{Clock: w.clock, Preopens: []wasi.Preopen{
 		{GuestPath: "/rw", HostDir: w.rwDir},
 		{GuestPath: "/ro", HostDir: w.roDir, ReadOnly: true},
 		{GuestPath: "/fs", FS: fstest.MapFS{
@@ -649,7 +649,7 @@ func TestReadDirectory(t *testing.T) {
 		d := w.open(t, w.rw, "dir", 2, flagRead)
 		s, err := w.h.readDirectory(d)
 		checkResult(t, "read-directory", s, err, okCode)
-		if err := dtor[*descriptor](w.h)(t.Context(), d); err != nil {
+		if err := drop[*descriptor](w.h, d); err != nil {
 			t.Fatal(err)
 		}
 		e, err := w.h.readDirectoryEntry(s.Ok)
@@ -680,7 +680,7 @@ func TestReadDirectory(t *testing.T) {
 	t.Run("dropped stream", func(t *testing.T) {
 		s, err := w.h.readDirectory(w.rw)
 		checkResult(t, "read-directory", s, err, okCode)
-		if err := dtor[*dirStream](w.h)(t.Context(), s.Ok); err != nil {
+		if err := drop[*dirStream](w.h, s.Ok); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := w.h.readDirectoryEntry(s.Ok); !errors.Is(err, ErrHandle) {
@@ -692,7 +692,7 @@ func TestReadDirectory(t *testing.T) {
 // The stream is a host resource like any other: past MaxResources read-directory traps and
 // leaves nothing open.
 func TestReadDirectoryResourceLimit(t *testing.T) {
-	h := newTestHost(t, Config{MaxResources: 1, Preopens: []Preopen{{GuestPath: "/", HostDir: t.TempDir()}}})
+	h := newTestHost(t, Config{MaxResources: 1, Preopens: []wasi.Preopen{{GuestPath: "/", HostDir: t.TempDir()}}})
 	dirs, err := h.getDirectories()
 	if err != nil {
 		t.Fatal(err)
@@ -700,8 +700,8 @@ func TestReadDirectoryResourceLimit(t *testing.T) {
 	if _, err := h.readDirectory(dirs[0].Desc); !errors.Is(err, ErrTooManyResources) {
 		t.Fatalf("read-directory past the limit: %v, want ErrTooManyResources", err)
 	}
-	if len(h.res.items) != 1 {
-		t.Fatalf("%d resources held, want 1", len(h.res.items))
+	if h.res.Len() != 1 {
+		t.Fatalf("%d resources held, want 1", h.res.Len())
 	}
 }
 

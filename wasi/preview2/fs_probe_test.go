@@ -10,6 +10,7 @@ import (
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview2"
 )
 
@@ -29,7 +30,7 @@ const (
 )
 
 // fsProbe instantiates testdata/fs.wasm with preopen as its only preopen.
-func fsProbe(t *testing.T, preopen string, readOnly bool, maxResources int) *component.ComponentInstance {
+func fsProbe(t *testing.T, preopen string, readOnly bool, maxResources int) *component.Instance {
 	t.Helper()
 	ctx := context.Background()
 	e := newEngine(t)
@@ -37,14 +38,8 @@ func fsProbe(t *testing.T, preopen string, readOnly bool, maxResources int) *com
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := preview2.NewHost(preview2.Config{MaxResources: maxResources,
-		Preopens: []preview2.Preopen{{GuestPath: "/data", HostDir: preopen, ReadOnly: readOnly}}})
+	l, err := preview2.Linker()
 	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	l := component.NewLinker()
-	if err := h.Define(l); err != nil {
 		t.Fatal(err)
 	}
 	s, err := e.NewStore(ctx, engine.DefaultLimits())
@@ -52,6 +47,10 @@ func fsProbe(t *testing.T, preopen string, readOnly bool, maxResources int) *com
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close(ctx) })
+	if _, err := preview2.Bind(s, preview2.Config{MaxResources: maxResources,
+		Preopens: []wasi.Preopen{{GuestPath: "/data", HostDir: preopen, ReadOnly: readOnly}}}); err != nil {
+		t.Fatal(err)
+	}
 	in, err := l.Instantiate(ctx, s, cc)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +58,7 @@ func fsProbe(t *testing.T, preopen string, readOnly bool, maxResources int) *com
 	return in
 }
 
-func call(t *testing.T, in *component.ComponentInstance, name string, args ...abi.Value) abi.Value {
+func call(t *testing.T, in *component.Instance, name string, args ...abi.Value) abi.Value {
 	t.Helper()
 	res, err := in.Call(context.Background(), name, args...)
 	if err != nil {

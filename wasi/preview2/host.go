@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi"
 )
 
@@ -41,7 +42,7 @@ type Config struct {
 	// interruptible, so they should not block for long.
 	Stdout, Stderr io.Writer
 	// Preopens are the directories get-directories returns, in this order. None unless set.
-	Preopens []Preopen
+	Preopens []wasi.Preopen
 	// WriteBudget caps the bytes written to files over the run; 0 means DefaultWriteBudget.
 	WriteBudget int64
 	// MaxWriteSize caps one write to a file; 0 means wasi.DefaultMaxWriteSize.
@@ -54,24 +55,14 @@ type Config struct {
 	Random io.Reader
 	// MaxResources bounds the host resources the guest may hold; 0 means DefaultMaxResources.
 	MaxResources int
+	// HTTP configures wasi:http (DefineHTTP); with a nil HTTP.Send every request the guest
+	// makes answers HTTP-request-denied.
+	HTTP HTTPConfig
 }
 
-// Preopen is a directory given to the guest at start. Exactly one of HostDir, FS and Dir is set.
-type Preopen struct {
-	// GuestPath is the name get-directories reports, such as "/volume".
-	GuestPath string
-	// HostDir is a host directory confined with os.Root.
-	HostDir string
-	// FS is a file system served read-only.
-	FS fs.FS
-	// Dir is an already opened directory; the Host takes it over and closes it.
-	Dir wasi.Dir
-	// ReadOnly refuses every change with not-permitted.
-	ReadOnly bool
-}
-
-// Host is the WASI 0.2 state of one component instance. It is used by the host functions Define
-// installs while the instance runs, one call at a time.
+// Host is the WASI 0.2 state of one component instance (of one store). Bind attaches it to the
+// store; the host functions Define installs find it there through their Caller, and use it while
+// the instance runs, one call at a time.
 type Host struct {
 	args, env []string
 	clock     wasi.Clock
@@ -81,7 +72,8 @@ type Host struct {
 	stderr    io.Writer
 	budget    *wasi.Budget
 	preopens  []preopen
-	res       table
+	res       *component.ResourceTable
+	http      *httpHost
 	closed    bool
 }
 
@@ -90,8 +82,25 @@ type preopen struct {
 	dir  wasi.Dir
 }
 
-// NewHost checks cfg and builds a Host from it, opening the preopened directories. Close
-// releases them.
+// Bind checks cfg, builds a Host from it and attaches it to s, for the functions Define installs
+// to find when an instance in s calls them. It opens the preopened directories, which are
+// closed with the store (or earlier by Host.Close). A store takes one Host: binding again fails
+// with ErrAlreadyBound.
+func Bind(s *engine.Store, cfg Config) (*Host, error) {
+	if _, ok := hostKey.Get(s); ok {
+		return nil, fmt.Errorf("preview2: bind: %w", ErrAlreadyBound)
+	}
+	h, err := NewHost(cfg)
+	if err != nil {
+		return nil, err
+	}
+	hostKey.Set(s, h)
+	s.OnClose(func() { _ = h.Close() })
+	return h, nil
+}
+
+// NewHost checks cfg and builds a Host from it, opening the preopened directories, without
+// attaching it to a store (Bind does both). Close releases them.
 func NewHost(cfg Config) (*Host, error) {
 	for i, a := range cfg.Args {
 		if !utf8.ValidString(a) {
@@ -119,10 +128,16 @@ func NewHost(cfg Config) (*Host, error) {
 	}
 	h := &Host{args: cfg.Args, env: cfg.Env, clock: cfg.Clock, random: cfg.Random, budget: budget,
 		stdin: wasi.NewInput(cfg.Stdin), stdout: cfg.Stdout, stderr: cfg.Stderr}
-	h.res.limit = cfg.MaxResources
-	if h.res.limit == 0 {
-		h.res.limit = DefaultMaxResources
+	limit := cfg.MaxResources
+	if limit == 0 {
+		limit = DefaultMaxResources
 	}
+	h.res = component.NewResourceTable(limit)
+	hh, err := newHTTPHost(cfg.HTTP)
+	if err != nil {
+		return nil, err
+	}
+	h.http = hh
 	if h.clock == nil {
 		h.clock = wasi.SystemClock()
 	}
@@ -136,40 +151,17 @@ func NewHost(cfg Config) (*Host, error) {
 		h.stderr = io.Discard
 	}
 	for i, p := range cfg.Preopens {
-		d, err := openPreopen(p, budget)
+		d, err := p.Open(budget)
 		if err != nil {
 			h.Close()
+			if errors.Is(err, wasi.ErrPreopen) {
+				err = fmt.Errorf("%w: %w", ErrConfig, err)
+			}
 			return nil, fmt.Errorf("preview2: preopen %d (%q): %w", i, p.GuestPath, err)
 		}
 		h.preopens = append(h.preopens, preopen{name: p.GuestPath, dir: d})
 	}
 	return h, nil
-}
-
-func openPreopen(p Preopen, budget *wasi.Budget) (wasi.Dir, error) {
-	if p.GuestPath == "" || len(p.GuestPath) > wasi.MaxPathLen || strings.IndexByte(p.GuestPath, 0) >= 0 ||
-		!utf8.ValidString(p.GuestPath) {
-		return nil, fmt.Errorf("%w: guest path must be 1 to %d bytes of UTF-8 without NUL", ErrConfig, wasi.MaxPathLen)
-	}
-	n := 0
-	for _, set := range []bool{p.HostDir != "", p.FS != nil, p.Dir != nil} {
-		if set {
-			n++
-		}
-	}
-	if n != 1 {
-		return nil, fmt.Errorf("%w: exactly one of HostDir, FS and Dir must be set (%d are)", ErrConfig, n)
-	}
-	switch {
-	case p.HostDir != "":
-		return wasi.OpenHostDir(p.HostDir, wasi.HostDirOptions{ReadOnly: p.ReadOnly, Budget: budget})
-	case p.FS != nil:
-		return wasi.NewFSDir(p.FS), nil
-	}
-	if p.ReadOnly && !p.Dir.ReadOnly() {
-		return nil, fmt.Errorf("%w: Dir is writable but the preopen asks for ReadOnly", ErrConfig)
-	}
-	return p.Dir, nil
 }
 
 // Budget returns the write budget the guest's file writes draw on.
@@ -182,12 +174,12 @@ func (h *Host) Close() error {
 		return nil
 	}
 	h.closed = true
+	h.http.cancel()
 	var errs []error
-	for rep, r := range h.res.items {
+	for _, r := range h.res.Drain() {
 		if c, ok := r.(interface{ close() error }); ok {
 			errs = append(errs, c.close())
 		}
-		delete(h.res.items, rep)
 	}
 	for _, p := range h.preopens {
 		errs = append(errs, p.dir.Close())

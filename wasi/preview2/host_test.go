@@ -33,10 +33,10 @@ func TestNewHostConfigErrors(t *testing.T) {
 		{"arg not UTF-8", Config{Args: []string{"\xff"}}, "argument 0"},
 		{"negative MaxResources", Config{MaxResources: -1}, "MaxResources"},
 		{"negative budget", Config{WriteBudget: -1}, "invalid configuration"},
-		{"preopen with two sources", Config{Preopens: []Preopen{{GuestPath: "/a", HostDir: ".", FS: fstest.MapFS{}}}}, "exactly one"},
-		{"preopen without source", Config{Preopens: []Preopen{{GuestPath: "/a"}}}, "exactly one"},
-		{"preopen without name", Config{Preopens: []Preopen{{FS: fstest.MapFS{}}}}, "guest path"},
-		{"preopen missing dir", Config{Preopens: []Preopen{{GuestPath: "/a", HostDir: "/does/not/exist"}}}, "preopen 0"},
+		{"preopen with two sources", Config{Preopens: []wasi.Preopen{{GuestPath: "/a", HostDir: ".", FS: fstest.MapFS{}}}}, "exactly one"},
+		{"preopen without source", Config{Preopens: []wasi.Preopen{{GuestPath: "/a"}}}, "exactly one"},
+		{"preopen without name", Config{Preopens: []wasi.Preopen{{FS: fstest.MapFS{}}}}, "guest path"},
+		{"preopen missing dir", Config{Preopens: []wasi.Preopen{{GuestPath: "/a", HostDir: "/does/not/exist"}}}, "preopen 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,7 +72,7 @@ func TestWritePermit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
 			h := newTestHost(t, Config{Stdout: &out})
-			rep, err := h.res.add(&outStream{w: h.stdout})
+			rep, err := h.add(&OutputStream{w: h.stdout})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func TestWritePermit(t *testing.T) {
 // writes nothing; a read-only FS preopen cannot be written at all.
 func TestFileStreamBudget(t *testing.T) {
 	ctx := context.Background()
-	h := newTestHost(t, Config{WriteBudget: 10, Preopens: []Preopen{
+	h := newTestHost(t, Config{WriteBudget: 10, Preopens: []wasi.Preopen{
 		{GuestPath: "/rw", HostDir: t.TempDir()},
 		{GuestPath: "/ro", FS: fstest.MapFS{"f.txt": {Data: []byte("data")}}},
 	}})
@@ -166,27 +166,27 @@ func TestFileStreamBudget(t *testing.T) {
 
 func TestResourceChecks(t *testing.T) {
 	h := newTestHost(t, Config{MaxResources: 2})
-	a, err1 := h.newPollable(&pollable{})
-	_, err2 := h.newPollable(&pollable{})
+	a, err1 := h.newPollable(&Pollable{})
+	_, err2 := h.newPollable(&Pollable{})
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	if _, err := h.newPollable(&pollable{}); !errors.Is(err, ErrTooManyResources) {
+	if _, err := h.newPollable(&Pollable{}); !errors.Is(err, ErrTooManyResources) {
 		t.Fatalf("third resource: %v, want ErrTooManyResources", err)
 	}
-	if _, err := get[*outStream](h, a); !errors.Is(err, ErrHandle) {
+	if _, err := get[*OutputStream](h, a); !errors.Is(err, ErrHandle) {
 		t.Fatalf("pollable used as output-stream: %v, want ErrHandle", err)
 	}
-	if _, err := get[*pollable](h, 999); !errors.Is(err, ErrHandle) {
+	if _, err := get[*Pollable](h, 999); !errors.Is(err, ErrHandle) {
 		t.Fatalf("unknown rep: %v, want ErrHandle", err)
 	}
-	if err := dtor[*pollable](h)(context.Background(), a); err != nil {
+	if err := drop[*Pollable](h, a); err != nil {
 		t.Fatal(err)
 	}
-	if err := dtor[*pollable](h)(context.Background(), a); !errors.Is(err, ErrHandle) {
+	if err := drop[*Pollable](h, a); !errors.Is(err, ErrHandle) {
 		t.Fatalf("double drop: %v, want ErrHandle", err)
 	}
-	if _, err := h.newPollable(&pollable{}); err != nil {
+	if _, err := h.newPollable(&Pollable{}); err != nil {
 		t.Fatalf("after a drop: %v", err)
 	}
 }
@@ -194,9 +194,9 @@ func TestResourceChecks(t *testing.T) {
 func TestPoll(t *testing.T) {
 	clock := wasi.NewFakeClock(time.Unix(0, 0), 0)
 	h := newTestHost(t, Config{Clock: clock})
-	later := &pollable{timer: true, when: time.Hour}
-	now := &pollable{}
-	ready, err := h.wait(context.Background(), []*pollable{later, now, later})
+	later := &Pollable{timer: true, when: time.Hour}
+	now := &Pollable{}
+	ready, err := h.wait(context.Background(), []*Pollable{later, now, later})
 	if err != nil || len(ready) != 1 || ready[0] != 1 {
 		t.Fatalf("poll = %v, %v; want [1]", ready, err)
 	}
@@ -205,7 +205,7 @@ func TestPoll(t *testing.T) {
 	r := blocked{make(chan struct{})}
 	defer close(r.c)
 	h2 := newTestHost(t, Config{Stdin: r})
-	if _, err := h2.wait(ctx, []*pollable{{stdin: h2.stdin}}); !errors.Is(err, context.Canceled) {
+	if _, err := h2.wait(ctx, []*Pollable{{src: h2.stdin}}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("poll with an ended context: %v", err)
 	}
 }

@@ -11,11 +11,11 @@ const ifaceError = "wasi:io/error@0.2.0"
 // ioError is a wasi:io/error resource: the cause of a stream's last-operation-failed.
 type ioError struct{ err error }
 
-func (h *Host) defineError(l *component.Linker) error {
-	if _, err := l.DefineResource(ifaceError, "error", dtor[*ioError](h)); err != nil {
+func defineError(l *component.Linker) error {
+	if _, err := l.DefineResource(ifaceError, "error", dtor[*ioError]()); err != nil {
 		return err
 	}
-	return l.DefineFunc(ifaceError, "[method]error.to-debug-string", func(_ context.Context, self uint32) (string, error) {
+	return defineFunc(l, ifaceError, "[method]error.to-debug-string", func(_ context.Context, h *Host, self uint32) (string, error) {
 		e, err := get[*ioError](h, self)
 		if err != nil {
 			return "", err

@@ -18,7 +18,7 @@ import (
 )
 
 // probe instantiates testdata/probe.wasm against a Host built from cfg, in a store with limits.
-func probe(t *testing.T, cfg preview2.Config, limits engine.Limits) (*component.ComponentInstance, *preview2.Host) {
+func probe(t *testing.T, cfg preview2.Config, limits engine.Limits) (*component.Instance, *preview2.Host) {
 	t.Helper()
 	ctx := context.Background()
 	e := newEngine(t)
@@ -26,13 +26,8 @@ func probe(t *testing.T, cfg preview2.Config, limits engine.Limits) (*component.
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := preview2.NewHost(cfg)
+	l, err := preview2.Linker()
 	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	l := component.NewLinker()
-	if err := h.Define(l); err != nil {
 		t.Fatal(err)
 	}
 	s, err := e.NewStore(ctx, limits)
@@ -40,6 +35,10 @@ func probe(t *testing.T, cfg preview2.Config, limits engine.Limits) (*component.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close(ctx) })
+	h, err := preview2.Bind(s, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	in, err := l.Instantiate(ctx, s, cc)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +62,7 @@ func TestExit(t *testing.T) {
 		t.Run(tt.call, func(t *testing.T) {
 			in, _ := probe(t, preview2.Config{}, engine.DefaultLimits())
 			_, err := in.Call(context.Background(), tt.call, tt.args...)
-			var ee *preview2.ExitError
+			var ee *engine.ExitError
 			if !errors.As(err, &ee) {
 				t.Fatalf("%s: err %v, want an ExitError", tt.call, err)
 			}
@@ -191,7 +190,7 @@ func TestWriteFile(t *testing.T) {
 			dir := t.TempDir()
 			cfg := preview2.Config{WriteBudget: tt.budget}
 			if tt.preopen {
-				cfg.Preopens = []preview2.Preopen{{GuestPath: "/data", HostDir: dir, ReadOnly: tt.readOnly}}
+				cfg.Preopens = []wasi.Preopen{{GuestPath: "/data", HostDir: dir, ReadOnly: tt.readOnly}}
 			}
 			in, h := probe(t, cfg, engine.DefaultLimits())
 			res, err := in.Call(context.Background(), "write-file", abi.U32Value(tt.n))

@@ -40,11 +40,11 @@ func (h *Host) randomU64() (uint64, error) {
 // seed is insecure-seed's tuple<u64, u64>.
 type seed struct{ A, B uint64 }
 
-func (h *Host) defineRandom(l *component.Linker) error {
+func defineRandom(l *component.Linker) error {
 	// One source serves all three: Config.Random is the embedder's choice of randomness (a
 	// deterministic one in tests), and crypto/rand is good enough for the insecure ones too.
-	bytes := func(_ context.Context, n uint64) ([]byte, error) { return h.randomBytes(n) }
-	u64 := func(context.Context) (uint64, error) { return h.randomU64() }
+	bytes := func(_ context.Context, h *Host, n uint64) ([]byte, error) { return h.randomBytes(n) }
+	u64 := func(_ context.Context, h *Host) (uint64, error) { return h.randomU64() }
 	for _, iface := range []struct{ name, bytes, u64 string }{
 		{ifaceRandom, "get-random-bytes", "get-random-u64"},
 		{ifaceInsecure, "get-insecure-random-bytes", "get-insecure-random-u64"},
@@ -53,7 +53,7 @@ func (h *Host) defineRandom(l *component.Linker) error {
 			return err
 		}
 	}
-	return l.DefineFunc(ifaceInsecureSeed, "insecure-seed", func(context.Context) (seed, error) {
+	return defineFunc(l, ifaceInsecureSeed, "insecure-seed", func(_ context.Context, h *Host) (seed, error) {
 		a, err := h.randomU64()
 		if err != nil {
 			return seed{}, err

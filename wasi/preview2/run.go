@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/component/binary"
 	"github.com/kobako/kobako/engine"
 )
 
@@ -33,23 +35,34 @@ func Run(ctx context.Context, e *engine.Engine, wasm []byte, cfg Config, limits 
 }
 
 // RunComponent is Run for a component already compiled, in a store the caller made (and
-// closes), so that the caller can read the store's fuel and memory figures afterwards. The
-// host state is released before it returns.
+// closes), so that the caller can read the store's fuel and memory figures afterwards. It binds a
+// Host built from cfg to s (so s must not have one) and releases its state before it returns.
 func RunComponent(ctx context.Context, s *engine.Store, cc *component.Compiled, cfg Config) (exitCode uint32, err error) {
-	name, err := RunExport(cc.Component())
+	l, err := sharedLinker()
+	if err != nil {
+		return 0, err
+	}
+	pre, err := l.Prepare(cc)
 	if err != nil {
 		return 0, fmt.Errorf("preview2: run: %w", err)
 	}
-	h, err := NewHost(cfg)
+	return RunPrepared(ctx, s, pre, cfg)
+}
+
+// RunPrepared is RunComponent for a component already linked (with Prepare on a Linker that
+// Define defined WASI 0.2 on, and whatever else the embedder defines), so that running it again
+// in a fresh store repeats no linking: only Bind, the instantiation and the call.
+func RunPrepared(ctx context.Context, s *engine.Store, pre *component.InstancePre, cfg Config) (exitCode uint32, err error) {
+	name, err := RunExport(pre.Component().Component())
+	if err != nil {
+		return 0, fmt.Errorf("preview2: run: %w", err)
+	}
+	h, err := Bind(s, cfg)
 	if err != nil {
 		return 0, err
 	}
 	defer h.Close()
-	l := component.NewLinker()
-	if err := h.Define(l); err != nil {
-		return 0, err
-	}
-	in, err := l.Instantiate(ctx, s, cc)
+	in, err := pre.Instantiate(ctx, s)
 	if err != nil {
 		return exitOr(err)
 	}
@@ -63,11 +76,37 @@ func RunComponent(ctx context.Context, s *engine.Store, cc *component.Compiled, 
 	return 0, nil
 }
 
+// Linker returns a new Linker on which Define has defined every WASI 0.2 interface, for an
+// embedder to add its own definitions to. Make one per program (or per set of definitions) and
+// share it: instances differ only by the Host each store is bound to.
+func Linker() (*component.Linker, error) {
+	l := component.NewLinker()
+	if err := Define(l); err != nil {
+		return nil, err
+	}
+	if err := DefineHTTP(l); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// shared is the Linker Run and RunComponent use: defined once, never changed afterwards.
+var shared struct {
+	once sync.Once
+	l    *component.Linker
+	err  error
+}
+
+func sharedLinker() (*component.Linker, error) {
+	shared.once.Do(func() { shared.l, shared.err = Linker() })
+	return shared.l, shared.err
+}
+
 // RunExport returns the name to call for c's wasi:cli/run export ("wasi:cli/run@0.2.3#run"), or
 // ErrNoRun.
-func RunExport(c *component.Component) (string, error) {
+func RunExport(c *binary.Component) (string, error) {
 	for _, ex := range c.Exports {
-		if ex.Name.Kind == component.NameInterface && ex.Name.Unversioned() == "wasi:cli/run" && ex.Sort == component.SortInstance {
+		if ex.Name.Kind == binary.NameInterface && ex.Name.Unversioned() == "wasi:cli/run" && ex.Sort == binary.SortInstance {
 			if v := ex.Name.Version; v != "" && v[:min(len(v), 4)] != "0.2." {
 				return "", fmt.Errorf("%w: it exports %s, not a 0.2 version", ErrNoRun, ex.Name.Raw)
 			}
@@ -78,7 +117,7 @@ func RunExport(c *component.Component) (string, error) {
 }
 
 func exitOr(err error) (uint32, error) {
-	var ee *ExitError
+	var ee *engine.ExitError
 	if errors.As(err, &ee) {
 		return ee.Code, nil
 	}

@@ -41,11 +41,11 @@ var socketMethods = map[string][]string{
 	ifaceNameLookup:   {"resolve-address-stream", "resolve-next-address", "subscribe"},
 }
 
-func (h *Host) defineSockets(l *component.Linker) error {
-	if _, err := l.DefineResource(ifaceNetwork, "network", dtor[network](h)); err != nil {
+func defineSockets(l *component.Linker) error {
+	if _, err := l.DefineResource(ifaceNetwork, "network", dtor[network]()); err != nil {
 		return err
 	}
-	err := l.DefineFunc(ifaceNetwork, "network-error-code", func(_ context.Context, e uint32) (abi.Option[uint8], error) {
+	err := defineFunc(l, ifaceNetwork, "network-error-code", func(_ context.Context, h *Host, e uint32) (abi.Option[uint8], error) {
 		if _, err := get[*ioError](h, e); err != nil {
 			return abi.Option[uint8]{}, err
 		}
@@ -54,19 +54,21 @@ func (h *Host) defineSockets(l *component.Linker) error {
 	if err != nil {
 		return err
 	}
-	if err := l.DefineFunc(ifaceInstanceNetwork, "instance-network", func(context.Context) (uint32, error) {
-		return h.res.add(network{})
+	if err := defineFunc(l, ifaceInstanceNetwork, "instance-network", func(_ context.Context, h *Host) (uint32, error) {
+		return h.add(network{})
 	}); err != nil {
 		return err
 	}
-	denied := func(context.Context, uint8) abi.Result[uint32, uint8] { return abi.Err[uint32](sockAccessDenied) }
-	if err := l.DefineFunc(ifaceTCPCreate, "create-tcp-socket", denied); err != nil {
+	denied := func(_ context.Context, _ *Host, _ uint8) abi.Result[uint32, uint8] {
+		return abi.Err[uint32](sockAccessDenied)
+	}
+	if err := defineFunc(l, ifaceTCPCreate, "create-tcp-socket", denied); err != nil {
 		return err
 	}
-	if err := l.DefineFunc(ifaceUDPCreate, "create-udp-socket", denied); err != nil {
+	if err := defineFunc(l, ifaceUDPCreate, "create-udp-socket", denied); err != nil {
 		return err
 	}
-	if err := l.DefineFunc(ifaceNameLookup, "resolve-addresses", func(_ context.Context, nw uint32, _ string) (abi.Result[uint32, uint8], error) {
+	if err := defineFunc(l, ifaceNameLookup, "resolve-addresses", func(_ context.Context, h *Host, nw uint32, _ string) (abi.Result[uint32, uint8], error) {
 		if _, err := get[network](h, nw); err != nil {
 			return abi.Result[uint32, uint8]{}, err
 		}
@@ -82,7 +84,7 @@ func (h *Host) defineSockets(l *component.Linker) error {
 		}
 		for _, m := range list[1:] {
 			name := "[method]" + res + "." + m
-			if err := l.Define(iface, name, func(context.Context, []abi.Value) ([]abi.Value, error) {
+			if err := l.Define(iface, name, func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
 				return nil, fmt.Errorf("preview2: %s#%s: %w: sockets are not available", iface, name, ErrHandle)
 			}); err != nil {
 				return err

@@ -2,60 +2,109 @@ package preview2
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/engine"
 )
 
-// table holds the host resources the guest has handles to, by the rep the host chose. Reps are
-// never reused while a resource lives, and are checked on every use: the component's handle
-// table guarantees the type of a handle, but a rep is still a guest-influenced number.
-type table struct {
-	items map[uint32]any
-	next  uint32
-	limit int
+// hostKey holds the Host bound to a store.
+var hostKey = engine.NewKey[*Host]()
+
+// HostOf returns the Host bound to the calling instance's store (by Bind), for host functions of
+// other packages (wasi:http, a plugin runtime) that mint streams and pollables in its resource
+// table. It fails with ErrNotBound when the store has none.
+func HostOf(c *component.Caller) (*Host, error) {
+	if c == nil {
+		return nil, fmt.Errorf("preview2: %w: no caller", ErrNotBound)
+	}
+	return FromStore(c.Store())
 }
 
-func (t *table) add(r any) (uint32, error) {
-	if t.items == nil {
-		t.items = map[uint32]any{}
+// FromStore returns the Host bound to s, or ErrNotBound.
+func FromStore(s *engine.Store) (*Host, error) {
+	h, ok := hostKey.Get(s)
+	if !ok || h == nil {
+		return nil, fmt.Errorf("preview2: %w", ErrNotBound)
 	}
-	if len(t.items) >= t.limit {
-		return 0, fmt.Errorf("preview2: %w (limit %d)", ErrTooManyResources, t.limit)
-	}
-	for {
-		t.next++
-		if t.next == 0 {
-			continue
-		}
-		if _, used := t.items[t.next]; !used {
-			break
-		}
-	}
-	t.items[t.next] = r
-	return t.next, nil
+	return h, nil
 }
 
-// get returns the resource rep as a T, or ErrHandle.
+// Resources returns the table of the host resources the guest holds handles to: streams,
+// pollables, descriptors, errors, and whatever other packages push there. Its capacity is
+// Config.MaxResources.
+func (h *Host) Resources() *component.ResourceTable { return h.res }
+
+// add pushes r into the resource table, reporting a full table as ErrTooManyResources.
+func (h *Host) add(r any) (uint32, error) {
+	rep, err := h.res.Push(r)
+	if err != nil {
+		return 0, fmt.Errorf("preview2: %w: %w", ErrTooManyResources, err)
+	}
+	return rep, nil
+}
+
+// get returns the resource rep as a T, or ErrHandle: the component's handle table guarantees
+// the type of a handle, but a rep is still a guest-influenced number.
 func get[T any](h *Host, rep uint32) (T, error) {
-	r, ok := h.res.items[rep].(T)
-	if !ok {
-		var zero T
-		return zero, fmt.Errorf("preview2: %w: rep %d (%T)", ErrHandle, rep, zero)
+	r, err := component.GetAs[T](h.res, rep)
+	if err != nil {
+		return r, fmt.Errorf("preview2: %w: %w", ErrHandle, err)
 	}
 	return r, nil
 }
 
-// dtor returns the destructor of a resource type whose values are T: it closes the resource if
-// it has a close method and forgets it.
-func dtor[T any](h *Host) func(context.Context, uint32) error {
-	return func(_ context.Context, rep uint32) error {
-		r, err := get[T](h, rep)
+// dtor returns the destructor of a resource type whose values are T: it forgets the resource
+// and closes it if it has a close method.
+func dtor[T any]() component.HostDtor {
+	return func(_ context.Context, c *component.Caller, rep uint32) error {
+		h, err := HostOf(c)
 		if err != nil {
 			return err
 		}
-		delete(h.res.items, rep)
-		if c, ok := any(r).(interface{ close() error }); ok {
-			_ = c.close() // the guest has let go; a close error has nowhere to go
-		}
-		return nil
+		return drop[T](h, rep)
 	}
+}
+
+// drop forgets resource rep, which must be a T, and closes it.
+func drop[T any](h *Host, rep uint32) error {
+	if _, err := get[T](h, rep); err != nil {
+		return err
+	}
+	r, err := h.res.Delete(rep)
+	if err != nil {
+		if errors.Is(err, component.ErrResourceHasChildren) {
+			return fmt.Errorf("preview2: %w", err)
+		}
+		return fmt.Errorf("preview2: %w: %w", ErrHandle, err)
+	}
+	closeResource(r)
+	return nil
+}
+
+// closeResource releases a resource the guest let go of; a close error has nowhere to go.
+func closeResource(r any) {
+	if c, ok := r.(interface{ close() error }); ok {
+		_ = c.close()
+	}
+}
+
+// hostOfCaller is the state getter of every WASI function.
+func hostOfCaller(c *component.Caller) (*Host, error) { return HostOf(c) }
+
+// defineFunc defines a typed WASI function, which takes the calling instance's Host after its
+// context.
+func defineFunc(l *component.Linker, iface, name string, fn any) error {
+	return component.DefineFuncWith(l, hostOfCaller, iface, name, fn)
+}
+
+// defineAll defines typed WASI functions of one interface.
+func defineAll(l *component.Linker, iface string, fns map[string]any) error {
+	for name, fn := range fns {
+		if err := defineFunc(l, iface, name, fn); err != nil {
+			return err
+		}
+	}
+	return nil
 }

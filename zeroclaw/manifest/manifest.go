@@ -133,6 +133,11 @@ type Manifest struct {
 	// absent. A manifest missing either is unsigned.
 	Signature    *string
 	PublisherKey *string
+	// WasmSHA256 is the lower-case hex sha256 of the wasm file when the manifest pins it with
+	// the kobako extension key wasm_sha256 (hex, optionally prefixed "sha256:"); empty
+	// otherwise. A signature covers the manifest text, so a signed pin makes the signature cover
+	// the component too; the reference host ignores the key.
+	WasmSHA256 string
 	// Extra holds the unknown root keys with their decoded TOML values. They
 	// are not interpreted, but they are signed: the raw text is what a
 	// signature covers.
@@ -182,7 +187,11 @@ func ReadFile(path string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(raw)
+	m, err := Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
 }
 
 // ReadCapped reads the file at path, refusing one longer than limit bytes
@@ -244,6 +253,20 @@ func Parse(raw []byte) (*Manifest, error) {
 		return nil, fmt.Errorf("%w: plugin '%s' has an invalid `wasm_path` (\"\"): it must be a relative path inside the plugin directory", ErrInvalidManifest, m.Name)
 	}
 	m.WasmPath = wasm
+	pin, hasPin, err := optionalString(doc, "wasm_sha256")
+	if err != nil {
+		return nil, err
+	}
+	if hasPin {
+		h := strings.ToLower(strings.TrimPrefix(pin, "sha256:"))
+		if len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
+			return nil, fmt.Errorf("%w: plugin '%s' has an invalid `wasm_sha256` (%q): want 64 hex digits", ErrInvalidManifest, m.Name, pin)
+		}
+		if wasm == "" {
+			return nil, fmt.Errorf("%w: plugin '%s' pins `wasm_sha256` without a `wasm_path`", ErrInvalidManifest, m.Name)
+		}
+		m.WasmSHA256 = h
+	}
 	caps, ok := doc["capabilities"]
 	if !ok {
 		return nil, fmt.Errorf("%w: missing field `capabilities`", ErrParse)
@@ -298,7 +321,7 @@ func Parse(raw []byte) (*Manifest, error) {
 	}
 	for k, v := range doc {
 		switch k {
-		case "name", "version", "description", "author", "wasm_path", "capabilities",
+		case "name", "version", "description", "author", "wasm_path", "wasm_sha256", "capabilities",
 			"permissions", "config_schema", "signature", "publisher_key":
 			continue
 		}

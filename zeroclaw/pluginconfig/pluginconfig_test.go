@@ -128,9 +128,8 @@ func TestCompile_Errors(t *testing.T) {
 		{"secret in defs", obj(`{}`)[:len(obj(`{}`))-1] + `,"$defs":{"s":{"type":"string","x-secret":true}}}`, nil, "declares x-secret outside a top-level property"},
 		{"secret in items", obj(`{"k":{"type":"array","items":{"type":"string","x-secret":true}}}`), nil, "declares x-secret outside a top-level property"},
 		{"secret non-string", obj(`{"k":{"type":"integer","x-secret":true}}`), nil, "property 'k' marks x-secret but does not resolve to type string"},
-		{"secret on channel", obj(`{"k":{"type":"string","x-secret":true}}`), []manifest.Capability{manifest.CapabilityChannel}, "uses x-secret, which is currently supported only by manifests whose executable config consumer is the tool world"},
-		{"secret on tool+channel", obj(`{"k":{"type":"string","x-secret":true}}`), []manifest.Capability{manifest.CapabilityTool, manifest.CapabilityChannel}, "uses x-secret"},
-		{"secret on memory", obj(`{"k":{"type":"string","x-secret":true}}`), []manifest.Capability{manifest.CapabilityMemory}, "uses x-secret"},
+		{"secret on memory", obj(`{"k":{"type":"string","x-secret":true}}`), []manifest.Capability{manifest.CapabilityMemory}, "uses x-secret, which is supported only by manifests whose executable config consumer is the tool or channel world"},
+		{"secret on observer", obj(`{"k":{"type":"string","x-secret":true}}`), []manifest.Capability{manifest.CapabilityObserver}, "uses x-secret"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,6 +172,15 @@ func TestCompile_AcceptedShapes(t *testing.T) {
 	} {
 		if _, err := Compile(withSchema(t, schema)); err != nil {
 			t.Errorf("Compile(%s) = %v", schema, err)
+		}
+	}
+	// The seed lets channels read x-secret properties with secrets.get (the reference code
+	// refused them): a channel, and a tool that is also a channel, are admitted.
+	secret := obj(`{"k":{"type":"string","x-secret":true}}`)
+	for _, caps := range [][]manifest.Capability{{manifest.CapabilityChannel}, {manifest.CapabilityTool, manifest.CapabilityChannel}} {
+		s, err := Compile(withSchema(t, secret, caps...))
+		if err != nil || !s.HasSecrets() {
+			t.Errorf("x-secret for %v: %v", caps, err)
 		}
 	}
 }

@@ -127,7 +127,8 @@ func sortedPropertyNames(m map[string]Property) []string {
 // propertyNames, unevaluatedProperties; "$schema" absent or Draft 2020-12;
 // compiles as Draft 2020-12; a properties object whose every member declares
 // exactly one allowed type, directly or through local $refs; x-secret
-// properties of type string, only for tool plugins that are not channels.
+// properties of type string, only for tool and channel plugins (the seed lets
+// both read them with secrets.get; the reference code still refuses channels).
 func Compile(m *manifest.Manifest) (*Schema, error) {
 	requests := m.HasPermission(manifest.PermissionConfigRead)
 	if m.ConfigSchema == nil {
@@ -191,8 +192,8 @@ func Compile(m *manifest.Manifest) (*Schema, error) {
 		anySecret = anySecret || secret
 		s.properties[name] = Property{Name: name, Kind: kind, Secret: secret}
 	}
-	if anySecret && (!m.HasCapability(manifest.CapabilityTool) || m.HasCapability(manifest.CapabilityChannel)) {
-		return nil, invalidManifest("plugin '%s' config_schema uses x-secret, which is currently supported only by manifests whose executable config consumer is the tool world", m.Name)
+	if anySecret && !m.HasCapability(manifest.CapabilityTool) && !m.HasCapability(manifest.CapabilityChannel) {
+		return nil, invalidManifest("plugin '%s' config_schema uses x-secret, which is supported only by manifests whose executable config consumer is the tool or channel world", m.Name)
 	}
 	return s, nil
 }

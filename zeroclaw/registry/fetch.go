@@ -164,6 +164,11 @@ func (f *Fetcher) stream(ctx context.Context, u string, limit int64, w io.Writer
 	}
 	resp, err := f.client().Do(req)
 	if err != nil {
+		// A *url.Error repeats the method and the URL, which this message already names.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return 0, errs.New(ErrDownload, "fetching %s: %v", u, err)
 	}
 	defer resp.Body.Close()
@@ -296,8 +301,8 @@ func VerifySHA256(sum []byte, expected string) error {
 		return nil
 	}
 	expected = strings.TrimPrefix(expected, "sha256:")
-	if !strings.EqualFold(hex.EncodeToString(sum), expected) {
-		return errs.New(ErrChecksum, "plugin archive sha256 mismatch")
+	if got := hex.EncodeToString(sum); !strings.EqualFold(got, expected) {
+		return errs.New(ErrChecksum, "plugin archive sha256 mismatch: the archive's is %s, the registry pins %s", got, strings.ToLower(expected))
 	}
 	return nil
 }

@@ -178,5 +178,14 @@ func (ix *Index) Resolve(spec Spec) (Entry, error) {
 			return e, nil
 		}
 	}
+	var versions []string
+	for _, e := range ix.Plugins {
+		if e.Name == spec.Name {
+			versions = append(versions, e.Version)
+		}
+	}
+	if spec.Version != "" && len(versions) > 0 {
+		return Entry{}, errs.New(ErrNotFound, "plugin '%s' not found in registry at version %s; its versions there: %s", spec.Name, spec.Version, strings.Join(versions, ", "))
+	}
 	return Entry{}, errs.New(ErrNotFound, "plugin '%s' not found in registry", spec.Name)
 }

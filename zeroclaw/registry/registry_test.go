@@ -89,6 +89,9 @@ func TestSearchAndResolve(t *testing.T) {
 			t.Errorf("Resolve(%+v) = %v", s, err)
 		}
 	}
+	if _, err := ix.Resolve(Spec{Name: "team-calendar", Version: "9"}); err == nil || !strings.Contains(err.Error(), "at version 9; its versions there: 0.1.0, 0.2.0") {
+		t.Errorf("a missing version does not list the versions there: %v", err)
+	}
 }
 
 func TestParseSpec(t *testing.T) {
@@ -245,7 +248,7 @@ func TestDownload(t *testing.T) {
 		is   error
 		want string
 	}{
-		{"sha mismatch", Entry{URL: srv.URL + "/ok.zip", SHA256: sha([]byte("other"))}, ErrChecksum, "plugin archive sha256 mismatch"},
+		{"sha mismatch", Entry{URL: srv.URL + "/ok.zip", SHA256: sha([]byte("other"))}, ErrChecksum, "plugin archive sha256 mismatch: the archive's is " + sha(archive) + ", the registry pins " + sha([]byte("other"))},
 		{"sha prefix is case-sensitive", Entry{URL: srv.URL + "/ok.zip", SHA256: "SHA256:" + sha(archive)}, ErrChecksum, "mismatch"},
 		{"declared too large", Entry{URL: srv.URL + "/declared-huge.zip"}, ErrTooLarge, "plugin archive exceeds maximum size of 52428800 bytes"},
 		{"streamed too large", Entry{URL: srv.URL + "/streamed-huge.zip"}, ErrTooLarge, "plugin archive exceeds maximum size of 52428800 bytes"},

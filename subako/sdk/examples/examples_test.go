@@ -19,6 +19,7 @@ import (
 
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/subako/sdk"
+	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
 )
 
@@ -30,7 +31,8 @@ type httpState struct {
 	misread  int32 // when non-zero, read_response returns it
 }
 
-type httpKey struct{}
+// httpKey holds a store's subako_http test state.
+var httpKey = engine.NewKey[*httpState]()
 
 func i32(v int32) uint64 { return uint64(uint32(v)) }
 
@@ -43,7 +45,7 @@ var testHTTP = &engine.HostModule{
 		{
 			Name: "request", Params: []engine.ValueType{engine.I32, engine.I32}, Results: []engine.ValueType{engine.I32},
 			Fn: func(_ context.Context, c *engine.Caller, stack []uint64) {
-				st := c.Store().Data(httpKey{}).(*httpState)
+				st, _ := httpKey.Get(c.Store())
 				b, ok := c.Memory().Read(uint32(stack[0]), uint32(stack[1]))
 				if !ok {
 					stack[0] = i32(-1)
@@ -56,7 +58,7 @@ var testHTTP = &engine.HostModule{
 		{
 			Name: "read_response", Params: []engine.ValueType{engine.I32, engine.I32}, Results: []engine.ValueType{engine.I32},
 			Fn: func(_ context.Context, c *engine.Caller, stack []uint64) {
-				st := c.Store().Data(httpKey{}).(*httpState)
+				st, _ := httpKey.Get(c.Store())
 				switch {
 				case st.misread != 0:
 					stack[0] = i32(st.misread)
@@ -162,7 +164,7 @@ func start(t *testing.T, name string, st *httpState, extra []string, lines ...st
 	if st.volume == "" {
 		st.volume = t.TempDir()
 	}
-	s.SetData(httpKey{}, st)
+	httpKey.Set(s, st)
 	var stdout, stderr bytes.Buffer
 	stdin := strings.Join(lines, "\n")
 	if stdin != "" {
@@ -173,7 +175,7 @@ func start(t *testing.T, name string, st *httpState, extra []string, lines ...st
 		Stdin:    strings.NewReader(stdin),
 		Stdout:   &stdout,
 		Stderr:   &stderr,
-		Preopens: []preview1.Preopen{{GuestPath: "/volume/tmp", HostDir: st.volume}},
+		Preopens: []wasi.Preopen{{GuestPath: "/volume/tmp", HostDir: st.volume}},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 
 type paintIn struct {
 	Color  string `json:"color" jsonschema:"description=Colour as #rrggbb.,pattern=^#[0-9a-fA-F]{6}$"`
-	Size   int    `json:"size,omitempty" jsonschema:"description=Side in pixels (1 to 512; default 64).,minimum=0,maximum=512"`
+	Size   int    `json:"size,omitempty" jsonschema:"description=Side in pixels (1 to 512; default 64).,minimum=1,maximum=512"`
 	Inline bool   `json:"inline,omitempty" jsonschema:"description=Also return the image inline as base64."`
 }
 

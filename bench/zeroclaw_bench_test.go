@@ -1,0 +1,264 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kobako/kobako/abi"
+	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/wasi/preview2"
+	"github.com/kobako/kobako/zeroclaw"
+	zcrt "github.com/kobako/kobako/zeroclaw/runtime"
+	"github.com/kobako/kobako/zeroclaw/signature"
+)
+
+// The ZeroClaw runtime's overhead: each benchmark runs the same component through
+// zeroclaw/runtime (via=runtime: config resolution, __config injection, frames, the host-call
+// budget, the typed conversions) and through package component directly (via=component: the same
+// WASI linker, the ZeroClaw imports defined as no-op host functions, the export called with
+// dynamic values), side by side.
+
+const zcFixtures = "../zeroclaw/runtime/testdata"
+
+// zcRuntime installs one fixture as a plugin and opens a runtime on e.
+func zcRuntime(b *testing.B, e *engine.Engine, name, capability, fixture string) *zcrt.Runtime {
+	b.Helper()
+	dir := b.TempDir()
+	wasm, err := os.ReadFile(filepath.Join(zcFixtures, fixture))
+	if err != nil {
+		b.Fatal(err)
+	}
+	pd := filepath.Join(dir, name)
+	if err := os.MkdirAll(pd, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	m := fmt.Sprintf("name = %q\nversion = \"0.1.0\"\nwasm_path = \"plugin.wasm\"\ncapabilities = [%q]\n", name, capability)
+	if err := os.WriteFile(filepath.Join(pd, "manifest.toml"), []byte(m), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pd, "plugin.wasm"), wasm, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	h, err := zeroclaw.Open(zeroclaw.Options{PluginsDir: dir, SignatureMode: signature.ModeDisabled})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rt, err := zcrt.Open(context.Background(), zcrt.Options{Host: h, Engine: e, Log: slog.NewJSONHandler(io.Discard, nil)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = rt.Close(context.Background()) })
+	return rt
+}
+
+// zcDirect prepares a fixture on a plain component linker: WASI 0.2 and no-op ZeroClaw imports.
+func zcDirect(b *testing.B, e *engine.Engine, fixture string) *component.InstancePre {
+	b.Helper()
+	l := component.NewLinker()
+	if err := preview2.Define(l); err != nil {
+		b.Fatal(err)
+	}
+	none := func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) { return nil, nil }
+	unavailable := func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
+		return []abi.Value{abi.ErrValue(abi.EnumValue(2))}, nil
+	}
+	for _, d := range []struct {
+		iface, name string
+		fn          component.HostFunc
+	}{
+		{"zeroclaw:plugin/logging@0.1.0", "log-record", none},
+		{"zeroclaw:plugin/secrets@0.1.0", "get", unavailable},
+		{"zeroclaw:plugin/inbound@0.1.0", "inbound-poll", func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
+			return []abi.Value{abi.NoneValue()}, nil
+		}},
+		{"zeroclaw:plugin/inbound@0.1.0", "inbound-pending", func(context.Context, *component.Caller, []abi.Value) ([]abi.Value, error) {
+			return []abi.Value{abi.U32Value(0)}, nil
+		}},
+	} {
+		if err := l.Define(d.iface, d.name, d.fn); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pre, err := l.Prepare(compileComponent(b, e, filepath.Join(zcFixtures, fixture)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pre
+}
+
+func zcInstance(b *testing.B, ctx context.Context, e *engine.Engine, pre *component.InstancePre) *component.ComponentInstance {
+	s, err := e.NewStore(ctx, benchLimits())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := preview2.Bind(s, preview2.Config{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+		b.Fatal(err)
+	}
+	in, err := pre.Instantiate(ctx, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return in
+}
+
+// BenchmarkZeroClawExecute: one tool execute in a fresh instance and store, per iteration.
+func BenchmarkZeroClawExecute(b *testing.B) {
+	ctx := context.Background()
+	e := benchEngine(b)
+	for _, tc := range []struct{ tool, fixture, args string }{
+		{"wat", "misbehave.wasm", `{"mode":"echo"}`},
+		{"go", "gotool.wasm", `{"text":"hello"}`},
+		{"js", "configecho.wasm", `{"text":"hello"}`},
+	} {
+		rt := zcRuntime(b, e, "t", "tool", tc.fixture)
+		tool, err := rt.Tool(ctx, "t")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("tool="+tc.tool+"/via=runtime", func(b *testing.B) {
+			cpu := newCPUMeter()
+			defer cpu.report(b)
+			for b.Loop() {
+				cpu.begin()
+				res, err := tool.Execute(ctx, []byte(tc.args))
+				cpu.end()
+				if err != nil || !res.Success {
+					b.Fatal(res, err)
+				}
+			}
+		})
+		pre := zcDirect(b, e, tc.fixture)
+		b.Run("tool="+tc.tool+"/via=component", func(b *testing.B) {
+			cpu := newCPUMeter()
+			defer cpu.report(b)
+			for b.Loop() {
+				cpu.begin()
+				in := zcInstance(b, ctx, e, pre)
+				r, err := in.Call(ctx, "zeroclaw:plugin/tool#execute", abi.StringValue(tc.args))
+				_ = in.Close(ctx)
+				cpu.end()
+				if err != nil || len(r) != 1 || r[0].IsErr() {
+					b.Fatal(r, err)
+				}
+			}
+		})
+	}
+}
+
+var benchSend = zcrt.SendMessage{Content: "hello", Recipient: "bob"}
+
+// BenchmarkZeroClawChannelSend: a warm channel's send, then poll-message to drain the echo it
+// queues (the fixture's outbox holds 8), per iteration.
+func BenchmarkZeroClawChannelSend(b *testing.B) {
+	ctx := context.Background()
+	e := benchEngine(b)
+	rt := zcRuntime(b, e, "c", "channel", "channel-v0.wasm")
+	c, err := rt.Channel(ctx, "c", "main", zcrt.ChannelOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("via=runtime", func(b *testing.B) {
+		cpu := newCPUMeter()
+		defer cpu.report(b)
+		for b.Loop() {
+			cpu.begin()
+			err := c.Send(ctx, benchSend)
+			m, perr := c.Poll(ctx)
+			cpu.end()
+			if err != nil || perr != nil || m == nil {
+				b.Fatal(err, perr)
+			}
+		}
+	})
+	in := zcInstance(b, ctx, e, zcDirect(b, e, "channel-v0.wasm"))
+	if _, err := in.Call(ctx, "zeroclaw:plugin/channel#configure", abi.StringValue("{}")); err != nil {
+		b.Fatal(err)
+	}
+	msg := abi.RecordValue(abi.StringValue("hello"), abi.StringValue("bob"), abi.NoneValue(), abi.NoneValue(), abi.ListValue(), abi.NoneValue())
+	b.Run("via=component", func(b *testing.B) {
+		cpu := newCPUMeter()
+		defer cpu.report(b)
+		for b.Loop() {
+			cpu.begin()
+			r, err := in.Call(ctx, "zeroclaw:plugin/channel#send", msg)
+			p, perr := in.Call(ctx, "zeroclaw:plugin/channel#poll-message")
+			cpu.end()
+			if err != nil || perr != nil || r[0].IsErr() || !p[0].IsSome() {
+				b.Fatal(err, perr)
+			}
+		}
+	})
+}
+
+// BenchmarkZeroClawMemoryStoreRecall: a warm memory's store-entry then recall, per iteration.
+func BenchmarkZeroClawMemoryStoreRecall(b *testing.B) {
+	ctx := context.Background()
+	e := benchEngine(b)
+	rt := zcRuntime(b, e, "m", "memory", "memory.wasm")
+	m, err := rt.Memory(ctx, "m")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("via=runtime", func(b *testing.B) {
+		cpu := newCPUMeter()
+		defer cpu.report(b)
+		for b.Loop() {
+			cpu.begin()
+			err := m.Store(ctx, "k", "hello world", zcrt.CategoryCore, nil)
+			es, rerr := m.Recall(ctx, "hello", 5, nil, nil, nil)
+			cpu.end()
+			if err != nil || rerr != nil || len(es) != 1 {
+				b.Fatal(err, rerr, es)
+			}
+		}
+	})
+	in := zcInstance(b, ctx, e, zcDirect(b, e, "memory.wasm"))
+	core := abi.VariantValue(0, abi.Value{})
+	b.Run("via=component", func(b *testing.B) {
+		cpu := newCPUMeter()
+		defer cpu.report(b)
+		for b.Loop() {
+			cpu.begin()
+			r, err := in.Call(ctx, "zeroclaw:plugin/memory#store-entry", abi.StringValue("k"), abi.StringValue("hello world"), core, abi.NoneValue())
+			q, qerr := in.Call(ctx, "zeroclaw:plugin/memory#recall", abi.StringValue("hello"), abi.U64Value(5), abi.NoneValue(), abi.NoneValue(), abi.NoneValue())
+			cpu.end()
+			if err != nil || qerr != nil || r[0].IsErr() || q[0].IsErr() {
+				b.Fatal(err, qerr)
+			}
+		}
+	})
+}
+
+// BenchmarkZeroClawLogRecord: one execute of the WAT tool that makes one log-record call, against
+// the same execute making none, through the runtime (the difference is the record's cost:
+// lifting, the budget, the queue and the writer's share); and the queue's own Log call.
+func BenchmarkZeroClawLogRecord(b *testing.B) {
+	ctx := context.Background()
+	e := benchEngine(b)
+	rt := zcRuntime(b, e, "t", "tool", "misbehave.wasm")
+	tool, err := rt.Tool(ctx, "t")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []string{"log", "echo"} {
+		b.Run("execute="+mode, func(b *testing.B) {
+			cpu := newCPUMeter()
+			defer cpu.report(b)
+			args := []byte(`{"mode":"` + mode + `"}`)
+			for b.Loop() {
+				cpu.begin()
+				_, err := tool.Execute(ctx, args)
+				cpu.end()
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

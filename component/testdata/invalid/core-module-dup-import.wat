@@ -1,0 +1,2 @@
+;; expect: core module imports "" "" twice
+(component (core module (import "" "" (func)) (import "" "" (func))))

@@ -1,0 +1,2 @@
+;; expect: memory size must be at most 65536 pages
+(component (core type (module (import "" "" (memory 70000)))))

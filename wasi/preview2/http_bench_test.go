@@ -1,0 +1,145 @@
+package preview2
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"testing"
+
+	"github.com/kobako/kobako/abi"
+)
+
+// BenchmarkHTTPHostPath moves 1 MiB each way through wasi:http's host side (outgoing-request,
+// the body pipe, handle, the incoming body's bounded buffer and input-stream reads of 64 KiB, as
+// a guest would call them) against a loopback TLS server, and through net/http alone, in one
+// run: what the wasi:http plumbing adds, without a guest and without the egress policy (see
+// bench/ for both).
+func BenchmarkHTTPHostPath(b *testing.B) {
+	const size = 1 << 20
+	body := bytes.Repeat([]byte("0123456789abcdef"), size/16)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			n, _ := io.Copy(io.Discard, r.Body)
+			io.WriteString(w, strconv.FormatInt(n, 10))
+			return
+		}
+		w.Write(body)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	tr := srv.Client().Transport
+	h, err := NewHost(Config{MaxResources: 1 << 16, HTTP: HTTPConfig{Send: func(ctx context.Context, req *http.Request, _ RequestOptions) (*http.Response, error) {
+		return tr.RoundTrip(req)
+	}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	ctx := context.Background()
+	fns, rfns := httpRequestFuncs(), httpResponseFuncs()
+	bodyOf := fns["[method]outgoing-request.body"].(func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error))
+	writeOf := fns["[method]outgoing-body.write"].(func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error))
+	finish := fns["[static]outgoing-body.finish"].(func(context.Context, *Host, uint32, *uint32) (abi.Result[struct{}, httpErrorCode], error))
+	consume := rfns["[method]incoming-response.consume"].(func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error))
+	streamOf := rfns["[method]incoming-body.stream"].(func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error))
+	exchange := func(b *testing.B, post bool) int {
+		fr, _ := h.fieldsFromList(nil)
+		rep, _ := h.newOutgoingRequest(fr.Ok)
+		r, _ := get[*outgoingRequest](h, rep)
+		r.scheme, r.authority, r.path = &scheme{HTTPS: true}, &u.Host, strp("/")
+		var ob, os uint32
+		if post {
+			r.method = method{Post: true}
+			bo, _ := bodyOf(ctx, h, rep)
+			ob = bo.Ok
+			so, _ := writeOf(ctx, h, ob)
+			os = so.Ok
+		}
+		res, err := h.handle(ctx, rep, nil)
+		if err != nil || res.IsErr {
+			b.Fatalf("handle %v %+v", err, res)
+		}
+		if post {
+			for sent := 0; sent < size; {
+				cw, _ := h.checkWrite(os)
+				if cw.Ok == 0 {
+					pr, _ := h.subscribeOut(os)
+					p, _ := get[*Pollable](h, pr)
+					h.wait(ctx, []*Pollable{p})
+					drop[*Pollable](h, pr)
+					continue
+				}
+				n := min(int(cw.Ok), size-sent)
+				h.write(ctx, os, body[sent:sent+n], false)
+				sent += n
+			}
+			drop[*OutputStream](h, os)
+			finish(ctx, h, ob, nil)
+		}
+		f, _ := get[*futureResponse](h, res.Ok)
+		h.wait(ctx, []*Pollable{{src: f}})
+		rr, _ := h.futureGet(res.Ok)
+		ir := rr.Ok.Ok
+		ib, _ := consume(ctx, h, ir)
+		st, _ := streamOf(ctx, h, ib.Ok)
+		n := 0
+		for {
+			r, err := h.read(ctx, st.Ok, MaxReadChunk, true)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if r.IsErr {
+				break
+			}
+			n += len(r.Ok)
+		}
+		drop[*InputStream](h, st.Ok)
+		drop[*incomingBody](h, ib.Ok)
+		drop[*incomingResponse](h, ir)
+		drop[*futureResponse](h, res.Ok)
+		return n
+	}
+	b.Run("op=download-1MiB/client=wasi-http-host", func(b *testing.B) {
+		for b.Loop() {
+			if n := exchange(b, false); n != size {
+				b.Fatalf("read %d", n)
+			}
+		}
+	})
+	b.Run("op=download-1MiB/client=net-http", func(b *testing.B) {
+		for b.Loop() {
+			resp, err := srv.Client().Get(srv.URL)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n, _ := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if n != size {
+				b.Fatalf("read %d", n)
+			}
+		}
+	})
+	b.Run("op=upload-1MiB/client=wasi-http-host", func(b *testing.B) {
+		for b.Loop() {
+			if n := exchange(b, true); n != len(strconv.Itoa(size)) {
+				b.Fatalf("answer of %d bytes", n)
+			}
+		}
+	})
+	b.Run("op=upload-1MiB/client=net-http", func(b *testing.B) {
+		for b.Loop() {
+			resp, err := srv.Client().Post(srv.URL, "text/plain", bytes.NewReader(body))
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	})
+}

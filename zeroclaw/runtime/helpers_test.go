@@ -1,0 +1,151 @@
+package runtime
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/zeroclaw"
+	"github.com/kobako/kobako/zeroclaw/signature"
+)
+
+// fixtureManifest is the reference tool-fixture's manifest with the wasm file swapped in.
+const fixtureManifest = `name = "tool-fixture"
+version = "0.0.0"
+wasm_path = "plugin.wasm"
+capabilities = ["tool"]
+permissions = ["config_read"]
+
+[config_schema]
+"$schema" = "https://json-schema.org/draft/2020-12/schema"
+type = "object"
+additionalProperties = false
+
+[config_schema.properties.label]
+type = "string"
+
+[config_schema.properties.max_len]
+type = "integer"
+
+[config_schema.properties.uppercase]
+type = "boolean"
+`
+
+// secretManifest admits a tool with a public and an x-secret property.
+func secretManifest(name, capability string) string {
+	return `name = "` + name + `"
+version = "0.1.0"
+wasm_path = "plugin.wasm"
+capabilities = ["` + capability + `"]
+permissions = ["config_read"]
+
+[config_schema]
+type = "object"
+additionalProperties = false
+
+[config_schema.properties.binding_label]
+type = "string"
+
+[config_schema.properties.api_token]
+type = "string"
+x-secret = true
+`
+}
+
+func plainManifest(name, capability string) string {
+	return `name = "` + name + `"
+version = "0.1.0"
+wasm_path = "plugin.wasm"
+capabilities = ["` + capability + `"]
+`
+}
+
+type fixturePlugin struct {
+	manifest string
+	wasm     string // file name in testdata
+}
+
+// newHost builds a plugins directory holding the given plugins (the .wasm linked from testdata)
+// and opens a host over it.
+func newHost(t *testing.T, plugins ...fixturePlugin) *zeroclaw.Host {
+	t.Helper()
+	dir := t.TempDir()
+	for _, p := range plugins {
+		m := p.manifest
+		name := m[len(`name = "`):]
+		name = name[:len(name)-len(name)+indexQuote(name)]
+		pd := filepath.Join(dir, name)
+		if err := os.MkdirAll(pd, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(pd, "manifest.toml"), []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		abs, err := filepath.Abs(filepath.Join("testdata", p.wasm))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(pd, "plugin.wasm")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := zeroclaw.Open(zeroclaw.Options{PluginsDir: dir, SignatureMode: signature.ModeDisabled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Rejected()) > 0 {
+		t.Fatalf("rejected: %+v", h.Rejected())
+	}
+	return h
+}
+
+func indexQuote(s string) int {
+	for i := range s {
+		if s[i] == '"' {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// config builds a host config with entries and limits.
+func config(limits func(*zeroclaw.Limits), entries ...zeroclaw.EntryConfig) *zeroclaw.PluginsConfig {
+	c := zeroclaw.DefaultConfig().Plugins
+	c.Limits.CallTimeoutMS = 20_000
+	if limits != nil {
+		limits(&c.Limits)
+	}
+	c.Entries = entries
+	return &c
+}
+
+// testEngine is shared by the tests' runtimes, so each fixture's core modules compile once.
+var testEngine = sync.OnceValue(func() *engine.Engine {
+	e, err := engine.New(context.Background(), engine.Config{})
+	if err != nil {
+		panic(err)
+	}
+	return e
+})
+
+func openRuntime(t *testing.T, h *zeroclaw.Host, cfg *zeroclaw.PluginsConfig, opts ...func(*Options)) *Runtime {
+	t.Helper()
+	o := Options{Host: h, Config: cfg, Engine: testEngine()}
+	for _, f := range opts {
+		f(&o)
+	}
+	rt, err := Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = rt.Close(ctx)
+	})
+	return rt
+}

@@ -1,0 +1,600 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kobako/kobako/abi"
+	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/component/binary"
+	"github.com/kobako/kobako/egress"
+	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/wasi/preview2"
+	"github.com/kobako/kobako/wasi/preview2/httpegress"
+	"github.com/kobako/kobako/zeroclaw"
+	"github.com/kobako/kobako/zeroclaw/instance"
+	"github.com/kobako/kobako/zeroclaw/manifest"
+	"github.com/kobako/kobako/zeroclaw/pluginconfig"
+)
+
+// MaxHostCallsPerFrame is the reference's fixed budget of ZeroClaw-owned import calls (logging,
+// secrets, config, inbound) per host-dispatched export call. WASI calls are not charged.
+const MaxHostCallsPerFrame = 1000
+
+// The interfaces the host provides, by their WIT names.
+const (
+	ifaceLogging = "zeroclaw:plugin/logging@0.1.0"
+	ifaceSecrets = "zeroclaw:plugin/secrets@0.1.0"
+	ifaceConfig  = "zeroclaw:plugin/config@0.1.0"
+	ifaceInbound = "zeroclaw:plugin/inbound@0.1.0"
+	ifaceTool    = "zeroclaw:plugin/tool"
+	ifaceChannel = "zeroclaw:plugin/channel"
+	ifaceMemory  = "zeroclaw:plugin/memory"
+)
+
+// Options configure a Runtime.
+type Options struct {
+	// Host is the opened plugin host whose admitted plugins the runtime runs.
+	Host *zeroclaw.Host
+	// Config is the host configuration: [[plugins.entries]] for config and secrets,
+	// [plugins.limits] for the limits. Nil means zeroclaw.DefaultConfig().
+	Config *zeroclaw.PluginsConfig
+	// Log receives the plugins' log records (through the bounded queue). Nil discards them.
+	Log slog.Handler
+	// Stdout and Stderr receive guest WASI output; nil discards it, as the reference does.
+	Stdout, Stderr io.Writer
+	// LogIdleReport overrides how often an idle log writer reports drops (tests).
+	LogIdleReport time.Duration
+	// Engine, when set, is used instead of a new one and is not closed by Close; runtimes that
+	// share an engine share its cache of compiled core modules.
+	Engine *engine.Engine
+	// Egress is the base of the egress clients that send the wasi:http requests of instances
+	// granted http_client; its AllowPrivate is ignored (egress_allow_private decides it per
+	// request). The zero value is the production configuration: the system resolver and roots.
+	// Tests set Resolver, RootCAs and the Unsafe fields to reach a loopback server.
+	Egress egress.Options
+	// EgressLog receives one record per refused or failed wasi:http request, naming its
+	// error-code; nil means slog.Default().
+	EgressLog slog.Handler
+}
+
+// Runtime runs the plugins of one zeroclaw.Host: one engine, one linker with the WASI 0.2 surface
+// and the ZeroClaw host interfaces defined once, one logging queue, and the compiled components
+// (each compiled once, instantiated per instance). A Runtime is safe for concurrent use.
+type Runtime struct {
+	host   *zeroclaw.Host
+	cfg    *zeroclaw.PluginsConfig
+	limits zeroclaw.Limits
+	eng    *engine.Engine
+	// ownEngine is set when Open made eng, so Close closes it.
+	ownEngine bool
+	linker    *component.Linker
+	logs      *LogQueue
+	// public and private send the wasi:http requests of granted instances; private may reach
+	// the refused address ranges and serves hosts on the instance's egress_allow_private.
+	public, private *egress.Client
+	egressLog       *slog.Logger
+	stdout          io.Writer
+	stderr          io.Writer
+
+	mu       sync.Mutex
+	compiled map[string]*compileEntry
+	closed   bool
+}
+
+type compileEntry struct {
+	decodeOnce, compileOnce sync.Once
+	comp                    *binary.Component
+	pre                     *component.InstancePre
+	err                     error
+}
+
+// Open validates the limits and builds a Runtime over an opened host.
+func Open(ctx context.Context, opts Options) (*Runtime, error) {
+	if opts.Host == nil {
+		return nil, fmt.Errorf("zeroclaw runtime: open: %w: no host", ErrLoad)
+	}
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = &zeroclaw.DefaultConfig().Plugins
+	}
+	if err := cfg.Limits.Validate(); err != nil {
+		return nil, err
+	}
+	eng, ownEngine := opts.Engine, false
+	if eng == nil {
+		var err error
+		if eng, err = engine.New(ctx, engine.Config{}); err != nil {
+			return nil, fmt.Errorf("zeroclaw runtime: open: %w", err)
+		}
+		ownEngine = true
+	}
+	l := component.NewLinker()
+	if err := preview2.Define(l); err != nil {
+		return nil, fmt.Errorf("zeroclaw runtime: open: %w", err)
+	}
+	// wasi:http is on the shared linker, but checkImports refuses it before linking to every
+	// instance without an effective http_client grant and to every memory plugin, and only
+	// granted instances get a sender (without one every request is HTTP-request-denied).
+	if err := preview2.DefineHTTP(l); err != nil {
+		return nil, fmt.Errorf("zeroclaw runtime: open: %w", err)
+	}
+	if err := defineHost(l); err != nil {
+		return nil, fmt.Errorf("zeroclaw runtime: open: %w", err)
+	}
+	pub, priv := opts.Egress, opts.Egress
+	pub.AllowPrivate, priv.AllowPrivate = false, true
+	var elog *slog.Logger
+	if opts.EgressLog != nil {
+		elog = slog.New(opts.EgressLog)
+	}
+	h := opts.Log
+	if h == nil {
+		h = discardHandler{}
+	}
+	return &Runtime{
+		host: opts.Host, cfg: cfg, limits: cfg.Limits, eng: eng, ownEngine: ownEngine, linker: l,
+		logs:   NewLogQueue(h, LogQueueOptions{IdleReport: opts.LogIdleReport}),
+		stdout: opts.Stdout, stderr: opts.Stderr,
+		public: egress.NewClient(pub), private: egress.NewClient(priv), egressLog: elog,
+		compiled: map[string]*compileEntry{},
+	}, nil
+}
+
+// Close flushes the logging queue and closes the engine. Plugins obtained from the runtime must
+// not be used afterwards.
+func (r *Runtime) Close(ctx context.Context) error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	r.mu.Unlock()
+	err := r.logs.Close(ctx)
+	r.public.CloseIdleConnections()
+	r.private.CloseIdleConnections()
+	if r.ownEngine {
+		err = errors.Join(err, r.eng.Close(ctx))
+	}
+	return err
+}
+
+// LogDropped is the number of plugin log records dropped so far.
+func (r *Runtime) LogDropped() uint64 { return r.logs.Dropped() }
+
+// engineLimits maps [plugins.limits] onto the engine's per-store limits.
+func (r *Runtime) engineLimits() engine.Limits {
+	l := r.limits
+	mem := l.MaxMemoryBytes()
+	if mem > 1<<32 {
+		mem = 1 << 32
+	}
+	tables := l.MaxTableElements
+	if tables > 1<<32-1 {
+		tables = 1<<32 - 1
+	}
+	fuel := l.CallFuel
+	if fuel > engine.MaxFuel {
+		fuel = engine.MaxFuel
+	}
+	return engine.Limits{
+		Fuel: fuel, Deadline: l.CallTimeout(), MemoryBytes: mem,
+		TableElements: uint32(tables), Instances: int(min(l.MaxInstances, 1<<30)),
+	}
+}
+
+// plugin finds an admitted plugin declaring capability c.
+func (r *Runtime) plugin(name string, c manifest.Capability) (*zeroclaw.Plugin, error) {
+	p, ok := r.host.Plugin(name)
+	if !ok {
+		return nil, fmt.Errorf("%w: plugin '%s' is not installed or was not admitted", ErrLoad, name)
+	}
+	if !p.Manifest.HasCapability(c) {
+		return nil, fmt.Errorf("%w: plugin '%s' does not declare the %s capability", ErrLoad, name, c)
+	}
+	return p, nil
+}
+
+// load decodes a plugin's component (once per runtime), refuses imports the scope's grants do
+// not allow before any code is compiled or run, then compiles it and links it against the
+// runtime's linker (once per runtime): every instance starts from the same InstancePre.
+func (r *Runtime) load(ctx context.Context, p *zeroclaw.Plugin, scope instance.Scope) (*component.InstancePre, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, ErrClosed
+	}
+	e, ok := r.compiled[p.Dir]
+	if !ok {
+		e = &compileEntry{}
+		r.compiled[p.Dir] = e
+	}
+	r.mu.Unlock()
+	e.decodeOnce.Do(func() {
+		wasm, err := os.ReadFile(p.WasmFile())
+		if err != nil {
+			e.err = fmt.Errorf("%w: plugin '%s': %v", ErrLoad, p.Name(), err)
+			return
+		}
+		if !binary.IsComponent(wasm) {
+			e.err = fmt.Errorf("%w: plugin '%s': %s is not a WebAssembly component", ErrLoad, p.Name(), p.Manifest.WasmPath)
+			return
+		}
+		if e.comp, err = binary.Decode(wasm); err != nil {
+			e.err = fmt.Errorf("%w: plugin '%s': %w", ErrLoad, p.Name(), err)
+		}
+	})
+	if e.err != nil {
+		return nil, e.err
+	}
+	if err := checkImports(e.comp, p, scope); err != nil {
+		return nil, err
+	}
+	e.compileOnce.Do(func() {
+		cc, err := component.CompileDecoded(ctx, r.eng, e.comp)
+		if err != nil {
+			e.err = fmt.Errorf("%w: plugin '%s': %w", ErrLoad, p.Name(), err)
+			return
+		}
+		if e.pre, err = r.linker.Prepare(cc); err != nil {
+			e.err = fmt.Errorf("%w: plugin '%s': %w", ErrLoad, p.Name(), err)
+		}
+	})
+	return e.pre, e.err
+}
+
+// checkImports refuses, before any code runs, a component whose imports its grants do not
+// allow: wasi:http needs an effective http_client grant, and memory plugins never get it.
+func checkImports(comp *binary.Component, p *zeroclaw.Plugin, scope instance.Scope) error {
+	for _, imp := range comp.Imports {
+		n := imp.Name
+		if n.Kind != binary.NameInterface || n.Namespace != "wasi" || n.Package != "http" {
+			continue
+		}
+		if scope.ID.Capability == manifest.CapabilityMemory {
+			return fmt.Errorf("%w: plugin '%s' imports %s, but memory plugins are never given wasi:http", ErrPermission, p.Name(), n.Raw)
+		}
+		if !scope.Grants.Allows(manifest.PermissionHTTPClient) {
+			return fmt.Errorf("%w: plugin '%s' imports %s, which needs the http_client permission, and it is not granted", ErrPermission, p.Name(), n.Raw)
+		}
+	}
+	return nil
+}
+
+// instantiate creates a store with the runtime's limits, binds the empty WASI context and the
+// instance state to it, and instantiates pre in it.
+func (r *Runtime) instantiate(ctx context.Context, pre *component.InstancePre, st *instanceState) (*component.ComponentInstance, error) {
+	send, err := r.httpSender(st.plugin, st.scope)
+	if err != nil {
+		return nil, err
+	}
+	s, err := r.eng.NewStore(ctx, r.engineLimits())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
+	}
+	cfg := preview2.Config{Stdout: r.stdout, Stderr: r.stderr, HTTP: preview2.HTTPConfig{Send: send}}
+	if _, err := preview2.Bind(s, cfg); err != nil {
+		_ = s.Close(ctx)
+		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
+	}
+	stateKey.Set(s, st)
+	in, err := pre.Instantiate(ctx, s)
+	if err != nil {
+		_ = s.Close(ctx)
+		return nil, r.callError("instantiate", err)
+	}
+	return in, nil
+}
+
+// httpSender is the wasi:http sender of one instance: nil (every request denied) unless the
+// scope's effective grants include http_client and the plugin is not a memory plugin; otherwise
+// an egress sender whose allowlist is the instance's [[plugins.entries]] egress_hosts. A request
+// to a host that egress_allow_private also matches goes through the client that may reach
+// private and loopback addresses; the allowlist still applies to it.
+func (r *Runtime) httpSender(p *zeroclaw.Plugin, scope instance.Scope) (preview2.HTTPSender, error) {
+	if scope.ID.Capability == manifest.CapabilityMemory || !scope.Grants.Allows(manifest.PermissionHTTPClient) {
+		return nil, nil
+	}
+	var hosts, private []string
+	found := false
+	for _, e := range r.cfg.Entries {
+		if e.Name != scope.ID.Key() {
+			continue
+		}
+		if found {
+			return nil, fmt.Errorf("%w: plugin '%s': duplicate plugin config entries for one instance key", ErrLoad, p.Name())
+		}
+		found = true
+		hosts, private = e.EgressHosts, e.EgressAllowPrivate
+	}
+	policy, err := egress.NewPolicy(egress.PolicyConfig{AllowHosts: hosts})
+	if err != nil {
+		return nil, fmt.Errorf("%w: plugin '%s': egress_hosts: %w", ErrLoad, p.Name(), err)
+	}
+	pub := httpegress.New(httpegress.Config{Policy: policy, Client: r.public, Logger: r.egressLog}).Send
+	if len(private) == 0 {
+		return pub, nil
+	}
+	privPolicy, err := egress.NewPolicy(egress.PolicyConfig{AllowHosts: private})
+	if err != nil {
+		return nil, fmt.Errorf("%w: plugin '%s': egress_allow_private: %w", ErrLoad, p.Name(), err)
+	}
+	priv := httpegress.New(httpegress.Config{Policy: policy, Client: r.private, Logger: r.egressLog}).Send
+	return func(ctx context.Context, req *http.Request, opts preview2.RequestOptions) (*http.Response, error) {
+		if req.URL != nil {
+			// The origin's scheme is always https; a plain-http URL is refused by the policy
+			// whichever client sends it.
+			if o, err := egress.ParseOrigin("https://" + req.URL.Host); err == nil && privPolicy.AllowsOrigin(o) {
+				return priv(ctx, req, opts)
+			}
+		}
+		return pub(ctx, req, opts)
+	}, nil
+}
+
+// callError turns a failed guest call into the reference's messages: a deadline names the limit,
+// anything else is "<what> trapped: <cause>".
+func (r *Runtime) callError(what string, err error) error {
+	switch {
+	case errors.Is(err, engine.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
+		// A host call blocked past the deadline (wasi:io/poll) fails with the frame context's
+		// error; either way the call ran out of time.
+		return fmt.Errorf("%w of %d ms", ErrDeadline, r.limits.CallTimeoutMS)
+	case errors.Is(err, engine.ErrInstanceUnavailable):
+		return ErrUnavailable
+	case what == "instantiate":
+		return fmt.Errorf("%w: instantiation failed: %w", ErrLoad, err)
+	}
+	return fmt.Errorf("%s %w: %w", what, ErrTrapped, err)
+}
+
+// interrupted reports whether err left the store discarded.
+func interrupted(err error) bool {
+	return errors.Is(err, ErrDeadline) || errors.Is(err, ErrTrapped) || errors.Is(err, ErrUnavailable) ||
+		errors.Is(err, engine.ErrCanceled) || errors.Is(err, context.Canceled)
+}
+
+// bind binds export iface#name of in to the Go func variable fnPtr.
+func bind(in *component.ComponentInstance, iface, name string, fnPtr any) error {
+	f, err := in.Func(iface + "#" + name)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrWorld, err)
+	}
+	if err := f.Bind(fnPtr); err != nil {
+		return fmt.Errorf("%w: %s#%s: %v", ErrWorld, iface, name, err)
+	}
+	return nil
+}
+
+// instanceState is the host state of one store: whose instance it is, and the frame it is in.
+// A store runs one call at a time, so no lock is needed.
+type instanceState struct {
+	rt     *Runtime
+	plugin *zeroclaw.Plugin
+	scope  instance.Scope
+	src    LogSource
+
+	// inFrame is true during a host-dispatched export call; authorised during the ones that
+	// may read config and secrets (tool execute; channel configure and operational calls).
+	inFrame    bool
+	authorised bool
+	budget     int
+	// resolved is the frame's config revision, resolved on first use (or preset by the
+	// adapter) and discarded at frame exit.
+	resolved   *pluginconfig.Resolved
+	resolveErr error
+	preset     *pluginconfig.Resolved
+
+	inbound *InboundQueue
+}
+
+var stateKey = engine.NewKey[*instanceState]()
+
+var errNoState = errors.New("zeroclaw runtime: store has no plugin state")
+
+func stateOf(c *component.Caller) (*instanceState, error) {
+	st, ok := stateKey.Get(c.Store())
+	if !ok {
+		return nil, errNoState
+	}
+	return st, nil
+}
+
+// begin starts a frame for export fn.
+func (st *instanceState) begin(fn string, authorised bool, preset *pluginconfig.Resolved) {
+	st.inFrame, st.authorised, st.budget = true, authorised, MaxHostCallsPerFrame
+	st.src.Fn = fn
+	st.preset = preset
+}
+
+// end closes the frame on every exit path: the budget is gone and the plaintext view dropped.
+func (st *instanceState) end() {
+	st.inFrame, st.authorised, st.budget = false, false, 0
+	st.resolved, st.resolveErr, st.preset = nil, nil, nil
+	st.src.Fn = ""
+}
+
+// charge takes one host call from the frame's budget.
+func (st *instanceState) charge() bool {
+	if st.budget <= 0 {
+		return false
+	}
+	st.budget--
+	return true
+}
+
+// config resolves the frame's revision once.
+func (st *instanceState) config() (*pluginconfig.Resolved, error) {
+	if st.resolved == nil && st.resolveErr == nil {
+		if st.preset != nil {
+			st.resolved = st.preset
+		} else {
+			st.resolved, st.resolveErr = st.plugin.ResolveConfig(st.scope, st.rt.cfg)
+		}
+	}
+	return st.resolved, st.resolveErr
+}
+
+// readsConfig reports whether the scope may read config and secrets at all.
+func (st *instanceState) readsConfig() bool {
+	c := st.scope.ID.Capability
+	return (c == manifest.CapabilityTool || c == manifest.CapabilityChannel) &&
+		st.scope.Grants.Allows(manifest.PermissionConfigRead)
+}
+
+// The host interfaces' WIT types, built once. The host functions are dynamic (component.Define)
+// and convert with codecs made once from these types: a typed definition would compile codecs
+// against each instance's own type objects, and the abi package caches codecs by type identity,
+// so a fresh instance per execute would grow that cache without bound.
+var (
+	hostInboundT = abi.Must(abi.RecordOf(
+		abi.Field{Name: "id", Type: abi.String}, abi.Field{Name: "sender", Type: abi.String},
+		abi.Field{Name: "reply-target", Type: abi.String}, abi.Field{Name: "content", Type: abi.String},
+		abi.Field{Name: "channel", Type: abi.String}, abi.Field{Name: "channel-alias", Type: optString},
+		abi.Field{Name: "timestamp", Type: abi.U64}, abi.Field{Name: "thread-ts", Type: optString},
+		abi.Field{Name: "interruption-scope-id", Type: optString}, abi.Field{Name: "subject", Type: optString}))
+	optString    = abi.Must(abi.OptionOf(abi.String))
+	pluginEventT = abi.Must(abi.RecordOf(
+		abi.Field{Name: "function-name", Type: abi.String},
+		abi.Field{Name: "action", Type: abi.Must(abi.EnumOf(pluginActionLabels...))},
+		abi.Field{Name: "outcome", Type: abi.Must(abi.OptionOf(abi.Must(abi.EnumOf(pluginOutcomeLabels...))))},
+		abi.Field{Name: "duration-ms", Type: abi.Must(abi.OptionOf(abi.U64))},
+		abi.Field{Name: "attrs", Type: optString},
+		abi.Field{Name: "message", Type: abi.String}))
+
+	logLevelCodec    = abi.Must(abi.CodecFor[LogLevel](abi.Must(abi.EnumOf(logLevelLabels...))))
+	pluginEventCodec = abi.Must(abi.CodecFor[PluginEvent](pluginEventT))
+	secretCodec      = abi.Must(abi.CodecFor[abi.Result[string, SecretError]](abi.Must(abi.ResultOf(abi.String, abi.Must(abi.EnumOf(secretErrorLabels...))))))
+	configCodec      = abi.Must(abi.CodecFor[abi.Result[string, ConfigError]](abi.Must(abi.ResultOf(abi.String, abi.Must(abi.EnumOf(configErrorLabels...))))))
+	inboundCodec     = abi.Must(abi.CodecFor[*HostInboundMessage](abi.Must(abi.OptionOf(hostInboundT))))
+)
+
+// hostFunc adapts a host function body to component.HostFunc: it finds the calling store's
+// plugin state and checks the argument count (the linker has matched the types).
+func hostFunc(n int, body func(st *instanceState, args []abi.Value) (abi.Value, error)) component.HostFunc {
+	return func(_ context.Context, c *component.Caller, args []abi.Value) ([]abi.Value, error) {
+		st, err := stateOf(c)
+		if err != nil {
+			return nil, err
+		}
+		if len(args) != n {
+			return nil, fmt.Errorf("zeroclaw runtime: %d arguments, want %d", len(args), n)
+		}
+		v, err := body(st, args)
+		if err != nil || !v.IsValid() {
+			return nil, err
+		}
+		return []abi.Value{v}, nil
+	}
+}
+
+// defineHost defines the ZeroClaw host interfaces on l, once; each function finds its instance's
+// state through the calling store.
+func defineHost(l *component.Linker) error {
+	defs := []struct {
+		iface, name string
+		fn          component.HostFunc
+	}{
+		{ifaceLogging, "log-record", hostFunc(2, func(st *instanceState, args []abi.Value) (abi.Value, error) {
+			if !st.charge() {
+				return abi.Value{}, nil
+			}
+			level, err := logLevelCodec.FromValue(args[0])
+			if err != nil {
+				return abi.Value{}, err
+			}
+			ev, err := pluginEventCodec.FromValue(args[1])
+			if err != nil {
+				return abi.Value{}, err
+			}
+			st.rt.logs.Log(st.src, level, ev)
+			return abi.Value{}, nil
+		})},
+		{ifaceSecrets, "get", hostFunc(1, func(st *instanceState, args []abi.Value) (abi.Value, error) {
+			return secretCodec.ToValue(st.secret(args[0].Str()))
+		})},
+		{ifaceConfig, "get", hostFunc(0, func(st *instanceState, _ []abi.Value) (abi.Value, error) {
+			return configCodec.ToValue(st.publicConfig())
+		})},
+		{ifaceInbound, "inbound-poll", hostFunc(0, func(st *instanceState, _ []abi.Value) (abi.Value, error) {
+			if !st.charge() || !st.authorised || st.inbound == nil {
+				return inboundCodec.ToValue(nil)
+			}
+			m, ok := st.inbound.pop()
+			if !ok {
+				return inboundCodec.ToValue(nil)
+			}
+			return inboundCodec.ToValue(&m)
+		})},
+		{ifaceInbound, "inbound-pending", hostFunc(0, func(st *instanceState, _ []abi.Value) (abi.Value, error) {
+			if !st.charge() || !st.authorised || st.inbound == nil {
+				return abi.U32Value(0), nil
+			}
+			return abi.U32Value(uint32(min(uint64(st.inbound.Len()), math.MaxUint32))), nil
+		})},
+	}
+	for _, d := range defs {
+		if err := l.Define(d.iface, d.name, d.fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// secret answers secrets.get in the reference's order: budget, frame, grant, resolution, name.
+func (st *instanceState) secret(name string) abi.Result[string, SecretError] {
+	if !st.charge() || !st.authorised {
+		return abi.Err[string](SecretUnavailable)
+	}
+	if !st.readsConfig() {
+		return abi.Err[string](SecretAccessDenied)
+	}
+	res, err := st.config()
+	if err != nil {
+		return abi.Err[string](SecretUnavailable)
+	}
+	v, ok := res.Secret(name)
+	if !ok {
+		return abi.Err[string](SecretNotFound)
+	}
+	return abi.Ok[string, SecretError](v)
+}
+
+// publicConfig answers config.get.
+func (st *instanceState) publicConfig() abi.Result[string, ConfigError] {
+	if !st.charge() || !st.authorised {
+		return abi.Err[string](ConfigUnavailable)
+	}
+	if !st.readsConfig() {
+		return abi.Err[string](ConfigAccessDenied)
+	}
+	res, err := st.config()
+	if err != nil {
+		return abi.Err[string](ConfigUnavailable)
+	}
+	return abi.Ok[string, ConfigError](res.PublicJSON())
+}
+
+// discardHandler drops every record.
+type discardHandler struct{}
+
+func (discardHandler) Enabled(context.Context, slog.Level) bool  { return false }
+func (discardHandler) Handle(context.Context, slog.Record) error { return nil }
+func (d discardHandler) WithAttrs([]slog.Attr) slog.Handler      { return d }
+func (d discardHandler) WithGroup(string) slog.Handler           { return d }
+
+func capabilityName(c manifest.Capability) string { return strings.ToLower(string(c)) }
+
+// HostInboundMessageType is the WIT type of inbound.host-inbound-message, for embedders that
+// read messages in a text form (the CLI shell parses them as WAVE).
+func HostInboundMessageType() abi.Type { return hostInboundT }
