@@ -70,6 +70,10 @@ type CallContext struct {
 	// scratch holds the bytes of one scalar that lowering writes straight into Memory: a buffer
 	// here does not escape per write.
 	scratch [8]byte
+	// typedStorer and typedLifter serve GoFunc calls, so that the typed path does not allocate
+	// them per call; a CallContext runs one call at a time.
+	typedStorer storer
+	typedLifter lifter
 }
 
 func (cx *CallContext) checkAsync() error {

@@ -189,22 +189,12 @@ func (l *lifter) liftBorrow(h *HandleType, idx uint32) (Value, error) {
 // liftList is load_list_from_range: the byte length, alignment and bounds are checked before
 // any element is read.
 func (l *lifter) liftList(elem Type, ptr, n uint32) (Value, error) {
-	mem, err := l.cx.memory()
+	b, err := l.listBytes(elem, ptr, n)
 	if err != nil {
 		return Value{}, err
 	}
 	es := uint64(elem.Size())
-	byteLen := uint64(n) * es // < 2^32 · 2^28: no uint64 overflow
-	if byteLen > MaxListByteLength {
-		return Value{}, errorf(ErrTooLong, "list of %d × %d-byte elements is %d bytes, above 2^28-1", n, es, byteLen)
-	}
-	if err := checkAlign(ptr, elem.Align(), "list"); err != nil {
-		return Value{}, err
-	}
-	b, err := view(mem, ptr, byteLen)
-	if err != nil {
-		return Value{}, fmt.Errorf("list of %d elements: %w", n, err)
-	}
+	byteLen := uint64(len(b))
 	if k := elem.Kind(); packedSize(k) != 0 {
 		if err := l.charge(byteLen + liftNodeCost); err != nil {
 			return Value{}, err
@@ -228,6 +218,28 @@ func (l *lifter) liftList(elem Type, ptr, n uint32) (Value, error) {
 		out[i] = v
 	}
 	return ListValue(out...), nil
+}
+
+// listBytes checks a list's byte length, alignment and bounds, as load_list_from_range does
+// before reading any element, and returns the view of its elements.
+func (l *lifter) listBytes(elem Type, ptr, n uint32) ([]byte, error) {
+	mem, err := l.cx.memory()
+	if err != nil {
+		return nil, err
+	}
+	es := uint64(elem.Size())
+	byteLen := uint64(n) * es // < 2^32 · 2^28: no uint64 overflow
+	if byteLen > MaxListByteLength {
+		return nil, errorf(ErrTooLong, "list of %d × %d-byte elements is %d bytes, above 2^28-1", n, es, byteLen)
+	}
+	if err := checkAlign(ptr, elem.Align(), "list"); err != nil {
+		return nil, err
+	}
+	b, err := view(mem, ptr, byteLen)
+	if err != nil {
+		return nil, fmt.Errorf("list of %d elements: %w", n, err)
+	}
+	return b, nil
 }
 
 // canonPacked canonicalises the NaNs of a packed float list in place.

@@ -268,22 +268,9 @@ func (s *storer) lowerList(lt *ListType, v Value) (ptr, n uint32, err error) {
 		return p, uint32(byteLen / es), nil
 	}
 	es2, _ := v.ref.([]Value)
-	count := uint64(len(es2))
-	byteLen := count * es
-	if count > MaxListByteLength || byteLen > MaxListByteLength {
-		return 0, 0, errorf(ErrTooLong, "list of %d × %d-byte elements is above 2^28-1 bytes", count, es)
-	}
-	p, err := s.cx.alloc(elem.Align(), uint32(byteLen))
+	p, dst, err := s.allocList(mem, elem, len(es2))
 	if err != nil {
 		return 0, 0, err
-	}
-	// Elements that call realloc are written straight into memory (dst nil), the others through
-	// a view; either way only the bytes the spec writes change.
-	var dst []byte
-	if !elem.base().hasPtr {
-		if dst, err = view(mem, p, byteLen); err != nil {
-			return 0, 0, err
-		}
 	}
 	for i, e := range es2 {
 		off := uint32(uint64(i) * es)
@@ -291,7 +278,28 @@ func (s *storer) lowerList(lt *ListType, v Value) (ptr, n uint32, err error) {
 			return 0, 0, at(err, listStep(uint64(i)))
 		}
 	}
-	return p, uint32(count), nil
+	return p, uint32(len(es2)), nil
+}
+
+// allocList checks the byte length of a list of count elements, allocates it with one realloc
+// call, and returns where to write the elements: a view of guest memory, or nil when elements
+// call realloc themselves and so must be written straight into memory (memory may move). Either
+// way only the bytes the spec writes change.
+func (s *storer) allocList(mem Memory, elem Type, count int) (uint32, []byte, error) {
+	es := uint64(elem.Size())
+	byteLen := uint64(count) * es
+	if uint64(count) > MaxListByteLength || byteLen > MaxListByteLength {
+		return 0, nil, errorf(ErrTooLong, "list of %d × %d-byte elements is above 2^28-1 bytes", count, es)
+	}
+	p, err := s.cx.alloc(elem.Align(), uint32(byteLen))
+	if err != nil {
+		return 0, nil, err
+	}
+	if elem.base().hasPtr {
+		return p, nil, nil
+	}
+	dst, err := view(mem, p, byteLen)
+	return p, dst, err
 }
 
 // lowerFlat appends the core values of v as type t to out. i32 and f32 slots hold zero-extended

@@ -77,6 +77,7 @@ type ResourceTable struct {
 	entries []tableEntry
 	free    []uint32
 	local   map[*ResourceType]bool
+	removed int
 }
 
 type tableEntry struct {
@@ -100,6 +101,11 @@ func NewResourceTable(implements ...*ResourceType) *ResourceTable {
 
 // Len returns the number of live handles.
 func (t *ResourceTable) Len() int { return len(t.entries) - 1 - len(t.free) }
+
+// Removed returns how many handles have left the table (dropped, or owned handles lifted out of
+// it) since it was created. A table that never lost one hands out 1, 2, 3, … in order, which
+// lets a snapshot rebuild it by repeating the calls that filled it.
+func (t *ResourceTable) Removed() int { return t.removed }
 
 func (t *ResourceTable) add(e tableEntry) (uint32, error) {
 	e.used = true
@@ -129,6 +135,7 @@ func (t *ResourceTable) get(rt *ResourceType, h uint32) (*tableEntry, error) {
 }
 
 func (t *ResourceTable) remove(h uint32) {
+	t.removed++
 	t.entries[h] = tableEntry{}
 	t.free = append(t.free, h)
 }

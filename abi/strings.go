@@ -9,9 +9,18 @@ import (
 // liftString is load_string_from_range: it decodes (ptr, tagged code units) in the context's
 // encoding into a Go (UTF-8) string, after checking the byte length limit, alignment and bounds.
 func (l *lifter) liftString(ptr, tagged uint32) (Value, error) {
-	mem, err := l.cx.memory()
+	s, err := l.liftStr(ptr, tagged)
 	if err != nil {
 		return Value{}, err
+	}
+	return StringValue(s), nil
+}
+
+// liftStr is liftString returning the Go string, for the typed path.
+func (l *lifter) liftStr(ptr, tagged uint32) (string, error) {
+	mem, err := l.cx.memory()
+	if err != nil {
+		return "", err
 	}
 	var (
 		align   uint32 = 2
@@ -31,17 +40,17 @@ func (l *lifter) liftString(ptr, tagged uint32) (Value, error) {
 			byteLen, latin1 = uint64(tagged), true
 		}
 	default:
-		return Value{}, errorf(ErrMissingOption, "unknown string encoding %d", l.cx.Encoding)
+		return "", errorf(ErrMissingOption, "unknown string encoding %d", l.cx.Encoding)
 	}
 	if byteLen > MaxStringByteLength {
-		return Value{}, errorf(ErrTooLong, "%s string of %d bytes is above 2^28-1", l.cx.Encoding, byteLen)
+		return "", errorf(ErrTooLong, "%s string of %d bytes is above 2^28-1", l.cx.Encoding, byteLen)
 	}
 	if err := checkAlign(ptr, align, "string"); err != nil {
-		return Value{}, err
+		return "", err
 	}
 	b, err := view(mem, ptr, byteLen)
 	if err != nil {
-		return Value{}, fmt.Errorf("string: %w", err)
+		return "", fmt.Errorf("string: %w", err)
 	}
 	// Charge the worst-case UTF-8 size before allocating it.
 	cost := byteLen
@@ -52,7 +61,7 @@ func (l *lifter) liftString(ptr, tagged uint32) (Value, error) {
 		cost = byteLen*2 + liftNodeCost
 	}
 	if err := l.charge(cost); err != nil {
-		return Value{}, err
+		return "", err
 	}
 	var s string
 	switch {
@@ -62,13 +71,13 @@ func (l *lifter) liftString(ptr, tagged uint32) (Value, error) {
 		s = decodeLatin1(b)
 	default:
 		if s, err = liftUTF8(b); err != nil {
-			return Value{}, err
+			return "", err
 		}
 	}
 	if err != nil {
-		return Value{}, err
+		return "", err
 	}
-	return StringValue(s), nil
+	return s, nil
 }
 
 // chunk is the unit in which UTF-8 is validated and copied together, small enough that the

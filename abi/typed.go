@@ -59,8 +59,11 @@ var (
 )
 
 // Codec converts between values of one Go type and one WIT type. It is checked once, when it is
-// made, and then converts through Value, so that typed and dynamic calls share one canonical ABI
-// core and cannot disagree.
+// made. ToValue and FromValue convert through Value; TypedCodec's LowerFlat, LiftFlat, Store and
+// Load, and GoFunc's calls, move strings, lists, records, tuples and scalars straight between Go
+// values and guest memory, through the same checks on guest numbers as the dynamic path (a fuzz
+// target and property tests hold the two to the same bytes and errors), and the other types
+// through Value at their own node.
 //
 // The mapping, chosen by the WIT type:
 //
@@ -95,6 +98,11 @@ type Codec struct {
 type goCodec struct {
 	enc func(reflect.Value) (Value, error)
 	dec func(Value, reflect.Value) error
+	// The direct paths between Go values and guest memory or core values (typed_direct.go).
+	store storeFn
+	load  loadFn
+	lower lowerFn
+	lift  liftFn
 }
 
 // codecKey keys the codec cache by the WIT type's structure, not its identity: every instance of
@@ -185,42 +193,106 @@ func (c *TypedCodec[T]) FromValue(v Value) (T, error) {
 	return x, finishErr("lift", err)
 }
 
-// LowerFlat lowers x to core values (see CallContext.LowerFlat).
+// LowerFlat lowers x to core values (see CallContext.LowerFlat), straight from the Go value.
 func (c *TypedCodec[T]) LowerFlat(cx *CallContext, x T) ([]uint64, error) {
-	v, err := c.ToValue(x)
+	out, err := c.c.lowerFlat(cx, reflect.ValueOf(&x).Elem(), nil)
+	return out, finishErr("lower", err)
+}
+
+// LiftFlat lifts a T from core values (see CallContext.LiftFlat), straight into the Go value.
+func (c *TypedCodec[T]) LiftFlat(cx *CallContext, flat []uint64) (T, error) {
+	var x T
+	err := c.c.liftFlat(newLifter(cx), flat, reflect.ValueOf(&x).Elem())
+	if err != nil {
+		var zero T
+		return zero, finishErr("lift", err)
+	}
+	return x, nil
+}
+
+// Store lowers x into memory at ptr (see CallContext.Store), straight from the Go value.
+func (c *TypedCodec[T]) Store(cx *CallContext, x T, ptr uint32) error {
+	return finishErr("lower", c.c.storeAt(cx, reflect.ValueOf(&x).Elem(), ptr))
+}
+
+// Load lifts a T from memory at ptr (see CallContext.Load), straight into the Go value.
+func (c *TypedCodec[T]) Load(cx *CallContext, ptr uint32) (T, error) {
+	var x T
+	if err := c.c.loadAt(newLifter(cx), ptr, reflect.ValueOf(&x).Elem()); err != nil {
+		var zero T
+		return zero, finishErr("lift", err)
+	}
+	return x, nil
+}
+
+// lowerFlat appends the core values of rv to out, checking what CallContext.LowerFlat checks.
+func (c *Codec) lowerFlat(cx *CallContext, rv reflect.Value, out []uint64) ([]uint64, error) {
+	if err := cx.checkAsync(); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = make([]uint64, 0, min(c.t.FlatLen(), maxCachedFlat))
+	}
+	out, err := c.c.lower(&storer{cx: cx}, c.t, rv, out)
 	if err != nil {
 		return nil, err
 	}
-	return cx.LowerFlat(c.c.t, v)
+	return out, nil
 }
 
-// LiftFlat lifts a T from core values (see CallContext.LiftFlat).
-func (c *TypedCodec[T]) LiftFlat(cx *CallContext, flat []uint64) (T, error) {
-	v, err := cx.LiftFlat(c.c.t, flat)
-	if err != nil {
-		var zero T
-		return zero, err
+// liftFlat lifts rv from exactly the core values of the codec's type.
+func (c *Codec) liftFlat(l *lifter, flat []uint64, rv reflect.Value) error {
+	if err := l.cx.checkAsync(); err != nil {
+		return err
 	}
-	return c.FromValue(v)
+	if len(flat) != c.t.FlatLen() {
+		return errorf(ErrCoreValues, "%s needs %d core values, got %d", c.t.Kind(), c.t.FlatLen(), len(flat))
+	}
+	return c.c.lift(l, c.t, &flatReader{vals: flat}, rv)
 }
 
-// Store lowers x into memory at ptr (see CallContext.Store).
-func (c *TypedCodec[T]) Store(cx *CallContext, x T, ptr uint32) error {
-	v, err := c.ToValue(x)
+// storeAt stores rv at ptr, checking what CallContext.Store checks.
+func (c *Codec) storeAt(cx *CallContext, rv reflect.Value, ptr uint32) error {
+	if err := cx.checkAsync(); err != nil {
+		return err
+	}
+	t := c.t
+	if err := checkAlign(ptr, t.Align(), t.Kind().String()); err != nil {
+		return err
+	}
+	s := &storer{cx: cx}
+	mem, err := cx.memory()
 	if err != nil {
 		return err
 	}
-	return cx.Store(c.c.t, v, ptr)
+	b, err := view(mem, ptr, uint64(t.Size()))
+	if err != nil {
+		return err
+	}
+	if t.base().hasPtr {
+		b = nil
+	}
+	return c.c.store(s, t, rv, b, ptr)
 }
 
-// Load lifts a T from memory at ptr (see CallContext.Load).
-func (c *TypedCodec[T]) Load(cx *CallContext, ptr uint32) (T, error) {
-	v, err := cx.Load(c.c.t, ptr)
-	if err != nil {
-		var zero T
-		return zero, err
+// loadAt loads rv from ptr, checking what CallContext.Load checks.
+func (c *Codec) loadAt(l *lifter, ptr uint32, rv reflect.Value) error {
+	if err := l.cx.checkAsync(); err != nil {
+		return err
 	}
-	return c.FromValue(v)
+	t := c.t
+	mem, err := l.cx.memory()
+	if err != nil {
+		return err
+	}
+	if err := checkAlign(ptr, t.Align(), t.Kind().String()); err != nil {
+		return err
+	}
+	b, err := view(mem, ptr, uint64(t.Size()))
+	if err != nil {
+		return err
+	}
+	return c.c.load(l, t, b, rv)
 }
 
 // kebab converts a Go identifier to WIT kebab-case: ErrorCode → error-code, HTTPStatus →
@@ -294,6 +366,10 @@ func compileCodec(gt reflect.Type, t Type) (*goCodec, error) {
 	if err != nil {
 		return nil, err
 	}
+	if k := t.Kind(); k >= KindBool && k <= KindChar && gt != valueGoType && !gt.Implements(handleMarkerT) {
+		scalarDirect(c, k)
+	}
+	viaValue(c)
 	codecCache.Store(key, c)
 	return c, nil
 }
@@ -404,7 +480,7 @@ func buildCodec(gt reflect.Type, t Type) (*goCodec, error) {
 		if gt.Kind() != reflect.String {
 			return nil, goMismatch(gt, t)
 		}
-		return &goCodec{
+		c := &goCodec{
 			enc: func(rv reflect.Value) (Value, error) { return StringValue(rv.String()), nil },
 			dec: func(v Value, rv reflect.Value) error {
 				if v.kind != KindString {
@@ -414,7 +490,9 @@ func buildCodec(gt reflect.Type, t Type) (*goCodec, error) {
 				rv.SetString(s)
 				return nil
 			},
-		}, nil
+		}
+		stringDirect(c)
+		return c, nil
 	case KindList:
 		return listCodec(gt, t.(*ListType))
 	case KindRecord:
@@ -487,7 +565,7 @@ func listCodec(gt reflect.Type, lt *ListType) (*goCodec, error) {
 	if err != nil {
 		return nil, at(err, "list element")
 	}
-	return &goCodec{
+	c := &goCodec{
 		enc: func(rv reflect.Value) (Value, error) {
 			out := make([]Value, rv.Len())
 			for i := range out {
@@ -513,13 +591,15 @@ func listCodec(gt reflect.Type, lt *ListType) (*goCodec, error) {
 			rv.Set(s)
 			return nil
 		},
-	}, nil
+	}
+	listDirect(c, gt, lt, ec)
+	return c, nil
 }
 
 // packedCodec converts numeric slices as one block of little-endian bytes. []byte is shared both
 // ways; other widths are encoded element by element without building Values.
 func packedCodec(gt reflect.Type, lt *ListType, ek Kind, sz uint32) *goCodec {
-	return &goCodec{
+	c := &goCodec{
 		enc: func(rv reflect.Value) (Value, error) {
 			if ek == KindU8 && gt.Elem() == reflect.TypeFor[byte]() {
 				return BytesValue(rv.Bytes()), nil
@@ -561,6 +641,8 @@ func packedCodec(gt reflect.Type, lt *ListType, ek Kind, sz uint32) *goCodec {
 			return nil
 		},
 	}
+	packedDirect(c, gt, lt, ek, sz)
+	return c
 }
 
 func putPacked(k Kind, b []byte, rv reflect.Value) {
@@ -636,7 +718,7 @@ func recordCodec(gt reflect.Type, r *RecordType) (*goCodec, error) {
 			return nil, errorf(ErrTypeMismatch, "Go %s field %q is not in the record", gt, n)
 		}
 	}
-	return structCodec(r, goIdx, codecs, func(i int) string { return fieldStep(r.fields[i].Name) }), nil
+	return structCodec(r, r.offsets, goIdx, codecs, func(i int) string { return fieldStep(r.fields[i].Name) }), nil
 }
 
 func tupleCodec(gt reflect.Type, tt *TupleType) (*goCodec, error) {
@@ -655,12 +737,12 @@ func tupleCodec(gt reflect.Type, tt *TupleType) (*goCodec, error) {
 		}
 		codecs[i] = c
 	}
-	return structCodec(tt, idx, codecs, tupleStep), nil
+	return structCodec(tt, tt.offsets, idx, codecs, tupleStep), nil
 }
 
-func structCodec(t Type, goIdx []int, codecs []*goCodec, step func(int) string) *goCodec {
+func structCodec(t Type, offsets []uint32, goIdx []int, codecs []*goCodec, step func(int) string) *goCodec {
 	k := t.Kind()
-	return &goCodec{
+	c := &goCodec{
 		enc: func(rv reflect.Value) (Value, error) {
 			out := make([]Value, len(codecs))
 			for i, c := range codecs {
@@ -685,6 +767,8 @@ func structCodec(t Type, goIdx []int, codecs []*goCodec, step func(int) string) 
 			return nil
 		},
 	}
+	structDirect(c, offsets, goIdx, codecs, step)
+	return c
 }
 
 func isUnit(gt reflect.Type) bool { return gt.Kind() == reflect.Struct && gt.NumField() == 0 }

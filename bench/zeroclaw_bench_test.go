@@ -29,6 +29,12 @@ const zcFixtures = "../zeroclaw/runtime/testdata"
 // zcRuntime installs one fixture as a plugin and opens a runtime on e.
 func zcRuntime(b *testing.B, e *engine.Engine, name, capability, fixture string) *zcrt.Runtime {
 	b.Helper()
+	return zcRuntimeOpts(b, e, name, capability, fixture, nil)
+}
+
+// zcRuntimeOpts is zcRuntime with the runtime's options changed by opt.
+func zcRuntimeOpts(b *testing.B, e *engine.Engine, name, capability, fixture string, opt func(*zcrt.Options)) *zcrt.Runtime {
+	b.Helper()
 	dir := b.TempDir()
 	wasm, err := os.ReadFile(filepath.Join(zcFixtures, fixture))
 	if err != nil {
@@ -49,7 +55,11 @@ func zcRuntime(b *testing.B, e *engine.Engine, name, capability, fixture string)
 	if err != nil {
 		b.Fatal(err)
 	}
-	rt, err := zcrt.Open(context.Background(), zcrt.Options{Host: h, Engine: e, Log: slog.NewJSONHandler(io.Discard, nil)})
+	o := zcrt.Options{Host: h, Engine: e, Log: slog.NewJSONHandler(io.Discard, nil)}
+	if opt != nil {
+		opt(&o)
+	}
+	rt, err := zcrt.Open(context.Background(), o)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,6 +69,12 @@ func zcRuntime(b *testing.B, e *engine.Engine, name, capability, fixture string)
 
 // zcDirect prepares a fixture on a plain component linker: WASI 0.2 and no-op ZeroClaw imports.
 func zcDirect(b *testing.B, e *engine.Engine, fixture string) *component.InstancePre {
+	b.Helper()
+	return zcPrepare(b, compileComponent(b, e, filepath.Join(zcFixtures, fixture)))
+}
+
+// zcPrepare links cc on a plain component linker as zcDirect does.
+func zcPrepare(b *testing.B, cc *component.Compiled) *component.InstancePre {
 	b.Helper()
 	l := component.NewLinker()
 	if err := preview2.Define(l); err != nil {
@@ -85,7 +101,7 @@ func zcDirect(b *testing.B, e *engine.Engine, fixture string) *component.Instanc
 			b.Fatal(err)
 		}
 	}
-	pre, err := l.Prepare(compileComponent(b, e, filepath.Join(zcFixtures, fixture)))
+	pre, err := l.Prepare(cc)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -116,23 +132,31 @@ func BenchmarkZeroClawExecute(b *testing.B) {
 		{"go", "gotool.wasm", `{"text":"hello"}`},
 		{"js", "configecho.wasm", `{"text":"hello"}`},
 	} {
-		rt := zcRuntime(b, e, "t", "tool", tc.fixture)
-		tool, err := rt.Tool(ctx, "t")
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run("tool="+tc.tool+"/via=runtime", func(b *testing.B) {
-			cpu := newCPUMeter()
-			defer cpu.report(b)
-			for b.Loop() {
-				cpu.begin()
-				res, err := tool.Execute(ctx, []byte(tc.args))
-				cpu.end()
-				if err != nil || !res.Success {
-					b.Fatal(res, err)
-				}
+		// via=runtime-snapshot: the same runtime with Options.Snapshot, every execute in a fresh
+		// instance restored from the snapshot taken (by rt.Tool's metadata calls) once.
+		for _, snap := range []bool{false, true} {
+			rt := zcRuntimeOpts(b, e, "t", "tool", tc.fixture, func(o *zcrt.Options) { o.Snapshot = snap })
+			tool, err := rt.Tool(ctx, "t")
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
+			via := "runtime"
+			if snap {
+				via = "runtime-snapshot"
+			}
+			b.Run("tool="+tc.tool+"/via="+via, func(b *testing.B) {
+				cpu := newCPUMeter()
+				defer cpu.report(b)
+				for b.Loop() {
+					cpu.begin()
+					res, err := tool.Execute(ctx, []byte(tc.args))
+					cpu.end()
+					if err != nil || !res.Success {
+						b.Fatal(res, err)
+					}
+				}
+			})
+		}
 		pre := zcDirect(b, e, tc.fixture)
 		b.Run("tool="+tc.tool+"/via=component", func(b *testing.B) {
 			cpu := newCPUMeter()

@@ -118,51 +118,113 @@ func matchGo(t reflect.Type, skip int, ft *abi.FuncType) (*goSignature, error) {
 	return sig, nil
 }
 
-// typedHost adapts a typed Go host function to a HostFunc for function type ft.
-func typedHost(d *hostDef, ft *abi.FuncType) (HostFunc, error) {
+// typedHost adapts a typed Go host function to a HostFunc for function type ft (the dynamic
+// path, for a host function a component re-exports and the host calls with Values), and plans
+// its typed path for guest calls through canon lower.
+func typedHost(d *hostDef, ft *abi.FuncType) (HostFunc, *typedImport, error) {
 	fn := d.typed
 	skip := d.lead.skip()
 	sig, err := matchGo(fn.Type(), skip, ft)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var results []*abi.Codec
+	if sig.result != nil {
+		results = []*abi.Codec{sig.result}
+	}
+	plan, err := abi.NewGoFunc(ft, sig.params, results)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrBind, err)
+	}
+	ti := &typedImport{plan: plan, def: d, sig: sig}
 	t := fn.Type()
-	lead, state := d.lead, d.state
+	for i := skip; i < t.NumIn(); i++ {
+		ti.params = append(ti.params, t.In(i))
+	}
 	return func(ctx context.Context, c *Caller, args []abi.Value) ([]abi.Value, error) {
-		in := make([]reflect.Value, len(args)+skip)
-		in[0] = reflect.ValueOf(ctx)
-		switch lead {
-		case leadCaller:
-			in[1] = reflect.ValueOf(c)
-		case leadState:
-			sv, err := state(c)
-			if err != nil {
-				return nil, err
-			}
-			in[1] = sv
+		in, err := ti.lead(ctx, c, len(args))
+		if err != nil {
+			return nil, err
 		}
 		for i, a := range args {
-			p := reflect.New(t.In(i + skip))
+			p := reflect.New(ti.params[i])
 			if err := sig.params[i].FromValue(a, p.Interface()); err != nil {
 				return nil, fmt.Errorf("argument %d: %w", i, err)
 			}
 			in[i+skip] = p.Elem()
 		}
-		out := fn.Call(in)
-		if sig.hasErr {
-			if e := out[len(out)-1]; !e.IsNil() {
-				return nil, e.Interface().(error)
-			}
-		}
-		if !sig.hasValue {
-			return nil, nil
+		out, err := ti.call(in)
+		if err != nil || out == nil {
+			return nil, err
 		}
 		v, err := sig.result.ToValue(out[0].Interface())
 		if err != nil {
 			return nil, fmt.Errorf("result: %w", err)
 		}
 		return []abi.Value{v}, nil
-	}, nil
+	}, ti, nil
+}
+
+// typedImport is a typed Go host function's plan for guest calls: canon lower lifts the guest's
+// arguments straight into Go values and lowers the result straight from the Go value.
+type typedImport struct {
+	plan   *abi.GoFunc
+	def    *hostDef
+	sig    *goSignature
+	params []reflect.Type // the Go types of the WIT parameters
+}
+
+// lead returns the Go arguments of a call with n WIT parameters, the context and the lead
+// parameter filled in.
+func (ti *typedImport) lead(ctx context.Context, c *Caller, n int) ([]reflect.Value, error) {
+	d := ti.def
+	in := make([]reflect.Value, n+d.lead.skip())
+	in[0] = reflect.ValueOf(ctx)
+	switch d.lead {
+	case leadCaller:
+		in[1] = reflect.ValueOf(c)
+	case leadState:
+		sv, err := d.state(c)
+		if err != nil {
+			return nil, err
+		}
+		in[1] = sv
+	}
+	return in, nil
+}
+
+// call calls the Go function and returns its value result (nil when it has none) or its error.
+func (ti *typedImport) call(in []reflect.Value) ([]reflect.Value, error) {
+	out := ti.def.typed.Call(in)
+	if ti.sig.hasErr {
+		if e := out[len(out)-1]; !e.IsNil() {
+			return nil, e.Interface().(error)
+		}
+	}
+	if !ti.sig.hasValue {
+		return nil, nil
+	}
+	return out[:1], nil
+}
+
+// serve runs the function for a guest call with core arguments flat (see abi.GoFunc.ServeImport).
+// The function's own errors come back as *hostError.
+func (ti *typedImport) serve(ctx context.Context, c *Caller, cx *abi.CallContext, flat []uint64) ([]uint64, error) {
+	in, err := ti.lead(ctx, c, len(ti.params))
+	if err != nil {
+		return nil, &hostError{err}
+	}
+	skip := ti.def.lead.skip()
+	for i, t := range ti.params {
+		in[i+skip] = reflect.New(t).Elem()
+	}
+	return ti.plan.ServeImport(cx, flat, in[skip:], func([]reflect.Value) ([]reflect.Value, error) {
+		out, err := ti.call(in)
+		if err != nil {
+			return nil, &hostError{err}
+		}
+		return out, nil
+	})
 }
 
 // Func is an exported component function of an instance.
@@ -207,6 +269,9 @@ func (f *Func) Bind(fnPtr any) error {
 	if !sig.hasErr {
 		return fmt.Errorf("component: bind %s: %w: %s must return an error last", f.name, ErrBind, t)
 	}
+	if f.impl.host == nil {
+		return f.bindTyped(pv, t, sig)
+	}
 	fn := reflect.MakeFunc(t, func(in []reflect.Value) []reflect.Value {
 		fail := func(err error) []reflect.Value {
 			out := make([]reflect.Value, t.NumOut())
@@ -246,6 +311,100 @@ func (f *Func) Bind(fnPtr any) error {
 	return nil
 }
 
+// bindTyped binds a lifted export on the typed path: the arguments are lowered straight from
+// the Go values and the result lifted straight into one, by a plan made here, once.
+func (f *Func) bindTyped(pv reflect.Value, t reflect.Type, sig *goSignature) error {
+	plan, err := f.plan(sig)
+	if err != nil {
+		return err
+	}
+	nOut := t.NumOut()
+	fn := reflect.MakeFunc(t, func(in []reflect.Value) []reflect.Value {
+		out := make([]reflect.Value, nOut)
+		var res []reflect.Value
+		if sig.hasValue {
+			out[0] = reflect.New(t.Out(0)).Elem()
+			res = out[:1]
+		}
+		ctx, _ := in[0].Interface().(context.Context)
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		op := callOp{typed: plan, goArgs: in[1:], goRes: res}
+		err := plan.CheckArgs(op.goArgs)
+		if err == nil {
+			err = f.impl.lifted(ctx, &op, true, f.name)
+		}
+		if err != nil {
+			if sig.hasValue {
+				out[0] = reflect.Zero(t.Out(0))
+			}
+			err = fmt.Errorf("component: call %s: %w", f.name, err)
+			out[nOut-1] = reflect.ValueOf(&err).Elem()
+			return out
+		}
+		out[nOut-1] = reflect.Zero(errType)
+		return out
+	})
+	pv.Elem().Set(fn)
+	return nil
+}
+
+// plan makes the typed path's plan for a lifted export bound with signature sig.
+func (f *Func) plan(sig *goSignature) (*abi.GoFunc, error) {
+	var results []*abi.Codec
+	if sig.result != nil {
+		results = []*abi.Codec{sig.result}
+	}
+	plan, err := abi.NewGoFunc(f.impl.ft, sig.params, results)
+	if err != nil {
+		return nil, fmt.Errorf("component: bind %s: %w: %w", f.name, ErrBind, err)
+	}
+	return plan, nil
+}
+
+// Typed1 is Func.Bind for a function of one parameter and one result, as a Go function of
+// those types made without reflect.MakeFunc: a call converts its argument and result straight
+// between Go values and guest memory and skips the reflective call, which on a short call costs
+// as much as the conversion (see bench/README.md, "Typed calls"). The types are checked once,
+// here, as Bind checks them.
+func Typed1[P, R any](f *Func) (func(context.Context, P) (R, error), error) {
+	var fn func(context.Context, P) (R, error)
+	if f.impl.host != nil {
+		// A re-exported host function: no canon lift to plan.
+		if err := f.Bind(&fn); err != nil {
+			return nil, err
+		}
+		return fn, nil
+	}
+	sig, err := matchGo(reflect.TypeOf(fn), 1, f.impl.ft)
+	if err != nil {
+		return nil, fmt.Errorf("component: bind %s: %w", f.name, err)
+	}
+	plan, err := f.plan(sig)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, p P) (R, error) {
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		var r R
+		args := [1]reflect.Value{reflect.ValueOf(&p).Elem()}
+		res := [1]reflect.Value{reflect.ValueOf(&r).Elem()}
+		op := callOp{typed: plan, goArgs: args[:], goRes: res[:]}
+		err := plan.CheckArgs(op.goArgs)
+		if err == nil {
+			err = f.impl.lifted(ctx, &op, true, f.name)
+		}
+		if err != nil {
+			var zero R
+			return zero, fmt.Errorf("component: call %s: %w", f.name, err)
+		}
+		return r, nil
+	}, nil
+}
+
 // Call calls the exported function name ("iface#f", or "f" at the root) with dynamic values.
 func (in *Instance) Call(ctx context.Context, name string, args ...abi.Value) ([]abi.Value, error) {
 	f, err := in.Func(name)
@@ -282,19 +441,35 @@ func (f *funcImpl) callFrom(ctx context.Context, caller *Instance, args []abi.Va
 	if f.host != nil {
 		return f.host(ctx, &caller.caller, args)
 	}
+	op := callOp{args: args}
+	err := f.lifted(ctx, &op, top, name)
+	return op.res, err
+}
+
+// callOp is what one call of a lifted export converts: dynamic values, or, on the typed path,
+// Go values through a GoFunc plan.
+type callOp struct {
+	args, res []abi.Value
+	typed     *abi.GoFunc
+	goArgs    []reflect.Value
+	goRes     []reflect.Value
+}
+
+// lifted runs a lifted export for op (see callFrom).
+func (f *funcImpl) lifted(ctx context.Context, op *callOp, top bool, name string) error {
 	in := f.owner
 	if !in.busy.CompareAndSwap(false, true) {
-		return nil, fmt.Errorf("%w: may_enter is false", ErrReentrance)
+		return fmt.Errorf("%w: may_enter is false", ErrReentrance)
 	}
 	defer in.busy.Store(false)
 	if in.dead != nil {
-		return nil, in.dead
+		return in.dead
 	}
 	ec := f.warm
 	if ec == nil {
 		var err error
 		if ec, err = f.prepare(); err != nil {
-			return nil, err
+			return err
 		}
 		f.warm = ec
 	}
@@ -304,11 +479,16 @@ func (f *funcImpl) callFrom(ctx context.Context, caller *Instance, args []abi.Va
 		// budget and one deadline.
 		fctx, ex, err := in.store.Enter(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		ctx, exit = fctx, ex
 	}
-	res, err := f.ft.CallExport(ec.begin(ctx), args, ec.run)
+	var err error
+	if op.typed != nil {
+		err = op.typed.CallExport(ec.begin(ctx), op.goArgs, op.goRes, ec.run)
+	} else {
+		op.res, err = f.ft.CallExport(ec.begin(ctx), op.args, ec.run)
+	}
 	ec.end()
 	if err != nil && top {
 		if t := canonTrap(err, name); t != err {
@@ -320,11 +500,11 @@ func (f *funcImpl) callFrom(ctx context.Context, caller *Instance, args []abi.Va
 		if ferr := exit(); ferr != nil {
 			in.dead = fmt.Errorf("%w: a previous call was interrupted", engine.ErrInstanceUnavailable)
 			if err == nil {
-				res, err = nil, ferr
+				op.res, err = nil, ferr
 			}
 		}
 	}
-	return res, err
+	return err
 }
 
 // exportCall holds what every call of a lifted export needs, resolved on the first call: the

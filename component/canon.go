@@ -206,7 +206,7 @@ func (in *Instance) trampLocked(k int) (*trampState, error) {
 		if err != nil {
 			return nil, err
 		}
-		ts.callee = &funcImpl{ft: ft, lift: f.lift, host: f.host, owner: f.owner}
+		ts.callee = &funcImpl{ft: ft, lift: f.lift, host: f.host, typed: f.typed, owner: f.owner}
 	default:
 		ts.rt = in.rtypes[cn.Resource.Resource]
 		if ts.rt == nil {
@@ -239,11 +239,19 @@ func (in *Instance) trampoline(ctx context.Context, k int, stack []uint64) error
 		}
 		n := len(cn.CoreType.Params)
 		in.mayLeave = false
-		out, err := ts.callee.ft.ServeImport(lc.begin(ctx), stack[:n], lc.serve)
+		var out []uint64
+		if ti := ts.callee.typed; ti != nil {
+			out, err = ti.serve(ctx, &in.caller, lc.begin(ctx), stack[:n])
+		} else {
+			out, err = ts.callee.ft.ServeImport(lc.begin(ctx), stack[:n], lc.serve)
+		}
 		in.mayLeave = true
 		lc.end()
 		if err != nil {
 			return err
+		}
+		if in.pre != nil && in.pre.rec != nil && ts.callee.host != nil {
+			in.pre.rec.record(in.cc, k, out)
 		}
 		copy(stack, out)
 	case binary.CanonResourceNew:

@@ -24,7 +24,9 @@
 // kind TrapCanonicalABI, and discards the store as any trap does.
 // Linker.Instantiate walks the component's definitions in order in one engine.Store: all the
 // instance's core instances share the store's fuel and count against its instance limit. The resulting Instance calls exports by name ("f" or "iface#f") with
-// abi values (Call) or through Go functions bound once (Bind), keeps a resource handle table with
+// abi values (Call) or through Go functions bound once (Bind, or Typed1 without reflect.MakeFunc),
+// whose arguments and results, like those of typed host functions, move straight between Go
+// values and guest memory by a plan made at bind time (abi.GoFunc); it keeps a resource handle table with
 // own and borrow handles, lend counts and per-call borrow scopes, runs destructors on
 // resource.drop, and enforces the may_enter and may_leave rules of CanonicalABI.md.
 //

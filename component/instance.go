@@ -64,8 +64,9 @@ type funcImpl struct {
 	ft    *abi.FuncType
 	lift  *binary.Canon
 	host  HostFunc
-	owner *Instance   // the instance whose core function lift names
-	warm  *exportCall // for lift: what every call needs, resolved by the first
+	typed *typedImport // for a typed Go host function: its typed path
+	owner *Instance    // the instance whose core function lift names
+	warm  *exportCall  // for lift: what every call needs, resolved by the first
 }
 
 func newInstance(ctx context.Context, pre *InstancePre, s *engine.Store, cc *Compiled, parent, env *Instance, args []binary.InstantiateArg) (*Instance, error) {
@@ -325,6 +326,11 @@ func (in *Instance) instantiateCore(ctx context.Context, idx int, d *binary.Core
 		var err error
 		if mod, err = in.coreModule(d.Module, 0); err != nil {
 			return fmt.Errorf("core instance %d: %w", idx, err)
+		}
+		if in.pre != nil && in.pre.sub != nil {
+			if m := in.pre.sub[idx]; m != nil {
+				mod = m
+			}
 		}
 		for _, a := range d.Args {
 			prov := in.core[a.Instance]
@@ -714,7 +720,7 @@ func (in *Instance) hostImpl(iface binary.Name, name string, t *binary.FuncType)
 	}
 	f := &funcImpl{ft: ft, host: pf.def.dyn, owner: in}
 	if f.host == nil {
-		if f.host, err = typedHost(pf.def, ft); err != nil {
+		if f.host, f.typed, err = typedHost(pf.def, ft); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrLinkType, q, err)
 		}
 	}
@@ -752,6 +758,8 @@ type canonCall struct {
 	scope   *abi.BorrowScope
 	realloc *engine.Function
 	ctx     context.Context // the running call's
+	// reallocStack holds realloc's arguments and result, kept so that a call does not allocate it.
+	reallocStack [4]uint64
 }
 
 // initCanonCall fills c for canon options o of this instance.
@@ -801,7 +809,7 @@ func (c *canonCall) begin(ctx context.Context) *abi.CallContext {
 func (c *canonCall) end() { c.ctx, c.cx.Scope = nil, nil }
 
 func (c *canonCall) callRealloc(old, oldSize, align, size uint32) (uint32, error) {
-	var st [4]uint64
+	st := &c.reallocStack
 	st[0], st[1], st[2], st[3] = uint64(old), uint64(oldSize), uint64(align), uint64(size)
 	if err := c.realloc.CallStack(c.ctx, st[:]); err != nil {
 		return 0, err

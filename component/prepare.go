@@ -23,6 +23,11 @@ type InstancePre struct {
 	// lowered holds, by trampoline index, the callee of each canon lower of a host import
 	// whose type names no resource of the component's own, shared by every instance.
 	lowered []*funcImpl
+	// sub, set only on the copies a Snapshot makes, replaces the module of each core instance
+	// it names (by index) with a capture or a restored module.
+	sub map[int]*engine.Module
+	// rec, set only on the copy a capture instantiates, records the replayable host calls.
+	rec *snapshotRecorder
 }
 
 // preFunc is one imported function: the definition that satisfies it and, when its type
@@ -119,13 +124,14 @@ func (l *Linker) prepare(cc *Compiled) (*InstancePre, error) {
 			return nil, err
 		}
 		host := pf.def.dyn
+		var typed *typedImport
 		if host == nil {
-			if host, err = typedHost(pf.def, ft); err != nil {
+			if host, typed, err = typedHost(pf.def, ft); err != nil {
 				return nil, fmt.Errorf("%w: %s: %w", ErrLinkType, qualified(fi.iface.Raw, fi.name), err)
 			}
 		}
 		if shared {
-			pf.shared = &funcImpl{ft: ft, host: host}
+			pf.shared = &funcImpl{ft: ft, host: host, typed: typed}
 		}
 	}
 	for k, cn := range cc.tramps {
@@ -145,7 +151,7 @@ func (l *Linker) prepare(cc *Compiled) (*InstancePre, error) {
 			return nil, err
 		}
 		if shared {
-			p.lowered[k] = &funcImpl{ft: ft, host: pf.shared.host}
+			p.lowered[k] = &funcImpl{ft: ft, host: pf.shared.host, typed: pf.shared.typed}
 		}
 	}
 	return p, nil

@@ -142,6 +142,89 @@ func TestRuntimeCalcTyped(t *testing.T) {
 	}
 }
 
+// TestRuntimeCalcTypedDirect runs calls whose strings and lists the typed path moves straight
+// between Go values and guest memory, and the failures that must keep their kind: a host's
+// bad Go value is an error and leaves the instance usable, a guest's bad result is a
+// TrapCanonicalABI.
+func TestRuntimeCalcTypedDirect(t *testing.T) {
+	ctx := context.Background()
+	in := instantiate(t, component.NewLinker(), calcWasm)
+	type rec struct {
+		ID    uint32
+		Name  string
+		Score float64
+	}
+	var echoRecs func(context.Context, []rec) ([]rec, error)
+	if err := in.Bind("echo-records", &echoRecs); err != nil {
+		t.Fatal(err)
+	}
+	recs := []rec{{1, "one", 0.5}, {2, "", math.Inf(1)}, {3, "trois ✓", -2}}
+	for range 3 { // warm calls reuse the plan and the call's buffers
+		if got, err := echoRecs(ctx, recs); err != nil || len(got) != 3 || got[0] != recs[0] || got[1] != recs[1] || got[2] != recs[2] {
+			t.Fatalf("echo-records = %v, %v", got, err)
+		}
+	}
+	if got, err := echoRecs(ctx, nil); err != nil || got == nil || len(got) != 0 {
+		t.Fatalf("echo-records(nil) = %#v, %v", got, err)
+	}
+	var echo16 func(context.Context, string) (string, error)
+	if err := in.Bind("echo16", &echo16); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := echo16(ctx, "héllo 🌍"); err != nil || got != "héllo 🌍" {
+		t.Fatalf("echo16 = %q, %v", got, err)
+	}
+
+	var idColor func(context.Context, uint8) (uint8, error)
+	if err := in.Bind("id-color", &idColor); err != nil {
+		t.Fatal(err)
+	}
+	var trap *engine.Trap
+	if _, err := idColor(ctx, 7); !errors.Is(err, abi.ErrDiscriminant) || errors.As(err, &trap) {
+		t.Fatalf("id-color(7) = %v, want a host's ErrDiscriminant, not a trap", err)
+	}
+	if got, err := idColor(ctx, 2); err != nil || got != 2 {
+		t.Fatalf("id-color(2) after a host mistake = %d, %v", got, err)
+	}
+
+	echo, err := component.Typed1[string, string](mustFunc(t, in, "echo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := echo(ctx, "typed ✓"); err != nil || got != "typed ✓" {
+		t.Fatalf("Typed1 echo = %q, %v", got, err)
+	}
+	if _, err := echo(ctx, "bad \xff"); !errors.Is(err, abi.ErrInvalidString) {
+		t.Fatalf("Typed1 echo of invalid UTF-8 = %v, want ErrInvalidString", err)
+	}
+	in = instantiate(t, component.NewLinker(), calcWasm) // the failed lowering discarded the store
+	recs1, err := component.Typed1[[]rec, []rec](mustFunc(t, in, "echo-records"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := recs1(ctx, recs); err != nil || len(got) != 3 || got[2] != recs[2] {
+		t.Fatalf("Typed1 echo-records = %v, %v", got, err)
+	}
+	color1, err := component.Typed1[uint8, uint8](mustFunc(t, in, "id-color"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := color1(ctx, 9); !errors.Is(err, abi.ErrDiscriminant) || errors.As(err, &trap) {
+		t.Fatalf("Typed1 id-color(9) = %v, want a host's ErrDiscriminant", err)
+	}
+	if _, err := component.Typed1[string, uint32](mustFunc(t, in, "echo")); !errors.Is(err, component.ErrBind) {
+		t.Fatalf("Typed1[string, uint32] of echo = %v, want ErrBind", err)
+	}
+
+	var badString func(context.Context) (string, error)
+	if err := in.Bind("bad-string", &badString); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := badString(ctx); !errors.As(err, &trap) || trap.Kind != engine.TrapCanonicalABI || !errors.Is(err, abi.ErrOutOfBounds) {
+		t.Fatalf("bad-string = %v, want a TrapCanonicalABI for an out-of-bounds string", err)
+	}
+}
+
 func TestRuntimeBind_Errors(t *testing.T) {
 	in := instantiate(t, component.NewLinker(), calcWasm)
 	var wrongArity func(context.Context, uint32) (uint32, error)
@@ -302,4 +385,13 @@ func TestRuntimeFuelAcrossRealloc_Errors(t *testing.T) {
 	if _, err := in.Call(ctx, "add", u32s(1, 2)...); !errors.Is(err, engine.ErrInstanceUnavailable) {
 		t.Fatalf("call after running out of fuel: %v", err)
 	}
+}
+
+func mustFunc(t *testing.T, in *component.Instance, name string) *component.Func {
+	t.Helper()
+	f, err := in.Func(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

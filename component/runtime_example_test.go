@@ -260,3 +260,44 @@ func ExampleInstance_BindInterface() {
 	// 42 <nil>
 	// true
 }
+
+// Typed1 binds a function of one parameter and one result to Go types: here calc's
+// echo-records, a list<record {id: u32, name: string, score: f64}> in and out, moved straight
+// between the Go slice and guest memory.
+func ExampleTyped1() {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.Config{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer e.Close(ctx)
+	b, err := os.ReadFile("testdata/runtime/calc.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	cc, err := component.Compile(ctx, e, b)
+	if err != nil {
+		log.Fatal(err)
+	}
+	in, err := component.NewLinker().InstantiateWithLimits(ctx, cc, engine.DefaultLimits())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer in.Close(ctx)
+	type rec struct {
+		ID    uint32
+		Name  string
+		Score float64
+	}
+	f, err := in.Func("echo-records")
+	if err != nil {
+		log.Fatal(err)
+	}
+	echo, err := component.Typed1[[]rec, []rec](f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(echo(ctx, []rec{{1, "one", 0.5}, {2, "two", 2}}))
+	// Output:
+	// [{1 one 0.5} {2 two 2}] <nil>
+}

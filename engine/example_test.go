@@ -62,3 +62,35 @@ func ExampleTrap() {
 	}
 	// Output: fuel exhausted true
 }
+
+// Take a snapshot of a module after its start function and _initialize ran, and create instances
+// from it: they start in the initialized state, and charge the fuel initialization consumed.
+func ExampleEngine_Snapshot() {
+	ctx := context.Background()
+	e, _ := engine.New(ctx, engine.Config{})
+	defer e.Close(ctx)
+	wasm, _ := os.ReadFile("testdata/snapshot.wasm")
+	env := &engine.HostModule{Name: "env", Funcs: []engine.HostFunc{{
+		Name: "seed", Results: []engine.ValueType{engine.I32},
+		Fn: func(_ context.Context, _ *engine.Caller, stack []uint64) { stack[0] = 42 },
+	}}}
+	imports := engine.Imports{"env": env}
+	sn, err := e.Snapshot(ctx, wasm, engine.SnapshotConfig{
+		Limits: engine.DefaultLimits(), Imports: imports, InitExport: "_initialize"})
+	if err != nil {
+		panic(err)
+	}
+	start, init := sn.InitFuel()
+	s, _ := e.NewStore(ctx, engine.DefaultLimits())
+	defer s.Close(ctx)
+	inst, err := s.InstantiateSnapshot(ctx, sn, imports)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("charged:", s.FuelConsumed() == init, "start:", start > 0)
+	counter, _ := inst.Call(ctx, "counter")
+	fmt.Println("counter:", counter[0])
+	// Output:
+	// charged: true start: true
+	// counter: 42
+}

@@ -69,6 +69,13 @@ func (c *frameContext) Done() <-chan struct{} { return c.timed().Done() }
 // context, which is born expired), so the two never disagree.
 func (c *frameContext) Err() error {
 	if t := c.timer.Load(); t != nil {
+		if err := t.ctx.Err(); err != nil || now() < c.deadline {
+			return err
+		}
+		// The deadline has passed but a loaded machine has not run the timer yet: wait for it
+		// (it is due, so this is short) rather than answer nil after the deadline, and Done
+		// closes with it, so the two still agree.
+		<-t.ctx.Done()
 		return t.ctx.Err()
 	}
 	if c.ended.Load() {

@@ -234,26 +234,13 @@ func TestConcurrentCalls(t *testing.T) {
 		for _, era := range eras {
 			t.Run(transport+"/"+era, func(t *testing.T) {
 				cs := connect(t, s, transport, era, nil)
-				var wg sync.WaitGroup
-				errs := make(chan error, 32)
-				for i := range 32 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "mcptest__echo", Arguments: map[string]int{"n": i}})
-						if err == nil && text(r) != fmt.Sprintf(`{"n":%d}`, i) {
-							err = fmt.Errorf("call %d answered %q", i, text(r))
-						}
-						if err != nil {
-							errs <- err
-						}
-					}()
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
-					t.Error(err)
-				}
+				callConcurrently(t, 32, func(i int) error {
+					r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "mcptest__echo", Arguments: map[string]int{"n": i}})
+					if err == nil && text(r) != fmt.Sprintf(`{"n":%d}`, i) {
+						err = fmt.Errorf("call %d answered %q", i, text(r))
+					}
+					return err
+				})
 			})
 		}
 	}
@@ -359,5 +346,27 @@ func TestWatch(t *testing.T) {
 		if r := call(t, cs, "renamed__test_simple_text", nil); r.IsError {
 			t.Fatal(text(r))
 		}
+	}
+}
+
+// callConcurrently runs call(0) … call(n-1) at once and reports every error, so that a failure of
+// one call does not hide the others.
+func callConcurrently(t *testing.T, n int, call func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := call(i); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -91,28 +90,15 @@ func TestZeroClawTools(t *testing.T) {
 					time.Sleep(10 * time.Millisecond)
 				}
 
-				var wg sync.WaitGroup
-				errs := make(chan error, 32)
-				for i := range 32 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						// misbehave echoes other arguments: a small WAT component, so that 32
-						// instances at once stay cheap on a loaded machine.
-						r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "misbehave__misbehave", Arguments: map[string]string{"n": fmt.Sprint(i)}})
-						if err == nil && text(r) != fmt.Sprintf(`{"n":"%d"}`, i) {
-							err = fmt.Errorf("call %d: %q", i, text(r))
-						}
-						if err != nil {
-							errs <- err
-						}
-					}()
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
-					t.Error(err)
-				}
+				callConcurrently(t, 32, func(i int) error {
+					// misbehave echoes other arguments: a small WAT component, so that 32
+					// instances at once stay cheap on a loaded machine.
+					r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "misbehave__misbehave", Arguments: map[string]string{"n": fmt.Sprint(i)}})
+					if err == nil && text(r) != fmt.Sprintf(`{"n":"%d"}`, i) {
+						err = fmt.Errorf("call %d: %q", i, text(r))
+					}
+					return err
+				})
 			})
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/subako/wire"
 	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
 )
@@ -62,19 +63,13 @@ type callDriver struct {
 
 func (d *callDriver) first() outgoing {
 	// name last: see session.send.
-	return outgoing{method: toolsCallMethod, params: struct {
-		Arguments json.RawMessage `json:"arguments"`
-		Name      string          `json:"name"`
-	}{d.args, d.tool}}
+	return outgoing{method: wire.MethodToolsCall, params: wire.CallToolParams{Arguments: d.args, Name: d.tool}}
 }
 
 // answer keeps the result after checking its shape, so that a malformed one is reported like any
 // other crash, with the module's stderr.
 func (d *callDriver) answer(result json.RawMessage) (*outgoing, error) {
-	var r struct {
-		Content []json.RawMessage `json:"content"`
-		IsError *bool             `json:"isError"`
-	}
+	var r wire.CallToolResult
 	if err := json.Unmarshal(result, &r); err != nil {
 		return nil, &CrashError{Rule: RuleMalformedResult, Detail: fmt.Sprintf("not a CallToolResult: %v", err)}
 	}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/kobako/kobako/subako/wire"
 	"github.com/kobako/kobako/wasi"
 )
 
@@ -37,26 +38,23 @@ type Content struct {
 	URI string
 }
 
-// MarshalJSON writes the result as an MCP CallToolResult with the mapped content, images in
-// base64.
+// MarshalJSON writes the result as an MCP CallToolResult (wire.CallToolResult) with the mapped
+// content, images in base64.
 func (r *Result) MarshalJSON() ([]byte, error) {
-	type block struct {
-		Type     string `json:"type"`
-		Text     string `json:"text,omitempty"`
-		MIMEType string `json:"mimeType,omitempty"`
-		Data     string `json:"data,omitempty"`
-	}
-	out := struct {
-		Content           []block         `json:"content"`
-		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-		IsError           bool            `json:"isError,omitempty"`
-	}{Content: []block{}, StructuredContent: r.StructuredContent, IsError: r.IsError}
+	out := wire.CallToolResult{Content: make([]json.RawMessage, 0, len(r.Content)), StructuredContent: r.StructuredContent, IsError: r.IsError}
 	for _, c := range r.Content {
-		if c.Type == "image" {
-			out.Content = append(out.Content, block{Type: "image", MIMEType: c.MIMEType, Data: base64.StdEncoding.EncodeToString(c.Data)})
+		var blk wire.Content
+		if c.Type == wire.ContentImage {
+			data := base64.StdEncoding.EncodeToString(c.Data)
+			blk = wire.Content{Type: wire.ContentImage, MimeType: c.MIMEType, Data: &data}
 		} else {
-			out.Content = append(out.Content, block{Type: "text", Text: c.Text})
+			blk = wire.Content{Type: wire.ContentText, Text: &c.Text}
 		}
+		b, err := json.Marshal(blk)
+		if err != nil {
+			return nil, err
+		}
+		out.Content = append(out.Content, b)
 	}
 	return json.Marshal(out)
 }
@@ -77,44 +75,30 @@ func imageType(b []byte) string {
 }
 
 func mapResult(raw json.RawMessage, vols map[string]string, maxImage int64) (*Result, error) {
-	var r struct {
-		Content           []json.RawMessage `json:"content"`
-		StructuredContent json.RawMessage   `json:"structuredContent"`
-		IsError           *bool             `json:"isError"`
-	}
+	var r wire.CallToolResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, &CrashError{Rule: RuleMalformedResult, Detail: fmt.Sprintf("not a CallToolResult: %v", err)}
 	}
-	res := &Result{Raw: raw, StructuredContent: r.StructuredContent, Content: []Content{}}
-	if r.IsError != nil {
-		res.IsError = *r.IsError
-	}
+	res := &Result{Raw: raw, StructuredContent: r.StructuredContent, Content: []Content{}, IsError: r.IsError}
 	for i, b := range r.Content {
-		var blk struct {
-			Type     string `json:"type"`
-			Text     string `json:"text"`
-			MIMEType string `json:"mimeType"`
-			Data     string `json:"data"`
-			URI      string `json:"uri"`
-			Name     string `json:"name"`
-		}
+		var blk wire.Content
 		if err := json.Unmarshal(b, &blk); err != nil {
 			res.Content = append(res.Content, note(fmt.Sprintf("[content block %d was omitted: it is not a content block]", i+1)))
 			continue
 		}
 		switch blk.Type {
-		case "text":
-			res.Content = append(res.Content, Content{Type: "text", Text: blk.Text})
-		case "image":
-			data, err := base64.StdEncoding.DecodeString(blk.Data)
+		case wire.ContentText:
+			res.Content = append(res.Content, Content{Type: "text", Text: deref(blk.Text)})
+		case wire.ContentImage:
+			data, err := base64.StdEncoding.DecodeString(deref(blk.Data))
 			if err != nil || len(data) == 0 {
 				res.Content = append(res.Content, note(fmt.Sprintf("[an image (content block %d) was omitted: its data is not base64]", i+1)))
 				continue
 			}
-			res.Content = append(res.Content, Content{Type: "image", MIMEType: blk.MIMEType, Data: data})
-		case "resource_link":
+			res.Content = append(res.Content, Content{Type: "image", MIMEType: blk.MimeType, Data: data})
+		case wire.ContentResourceLink:
 			if !strings.HasPrefix(blk.URI, "volume:") {
-				res.Content = append(res.Content, note(fmt.Sprintf("[resource link: %s <%s>]", oneLine(blk.Name), oneLine(blk.URI))))
+				res.Content = append(res.Content, note(fmt.Sprintf("[resource link: %s <%s>]", oneLine(deref(blk.Name)), oneLine(blk.URI))))
 				continue
 			}
 			data, mime, err := readVolumeImage(blk.URI, vols, maxImage)
@@ -132,6 +116,14 @@ func mapResult(raw json.RawMessage, vols map[string]string, maxImage int64) (*Re
 
 func note(s string) Content { return Content{Type: "text", Text: s} }
 
+// deref reads an optional member of a block the lenient way the host reads blocks: absent is empty.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
 func oneLine(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\r' {
@@ -146,7 +138,7 @@ func oneLine(s string) string {
 // Each segment is percent-decoded on its own, so "%2F" cannot add a separator; empty, "." and ".."
 // segments, NUL bytes, queries and fragments are refused.
 func VolumePath(uri string) (volume, rel string, err error) {
-	rest, ok := strings.CutPrefix(uri, "volume:///")
+	rest, ok := strings.CutPrefix(uri, wire.VolumeScheme)
 	if !ok {
 		return "", "", errors.New("a volume URI starts with volume:///")
 	}

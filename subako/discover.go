@@ -4,33 +4,34 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/subako/wire"
 	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
 	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// Rules of the tool table, from the ABI 1 document.
+// Rules of the tool table, from the ABI 1 document (declared in subako/wire, which the SDK shares).
 const (
-	MaxTools            = 64
-	MaxToolNameLen      = 64
-	MaxToolDescChars    = 1024
-	MaxSchemaBytes      = 64 << 10
-	MaxToolsTotalBytes  = 256 << 10
-	MaxToolsPages       = 16
-	DiscoveryDeadline   = 10 * time.Second
-	discoverMethod      = "server/discover"
-	toolsListMethod     = "tools/list"
-	toolsCallMethod     = "tools/call"
-	toolsCapabilityName = "tools"
+	MaxTools           = wire.MaxTools
+	MaxToolNameLen     = wire.MaxToolNameLen
+	MaxToolDescChars   = wire.MaxToolDescChars
+	MaxSchemaBytes     = wire.MaxSchemaBytes
+	MaxToolsTotalBytes = wire.MaxToolsTotalBytes
+	MaxToolsPages      = wire.MaxToolsPages
+	// DiscoveryDeadline is how long a module has to answer discovery at upload.
+	DiscoveryDeadline = 10 * time.Second
 )
 
-// Tool is one entry of a package's tool table, as tools/list gave it.
+// Tool is one entry of a package's tool table, as tools/list gave it (the shape is wire.Tool; the
+// tags let a stored table be read back with encoding/json).
 type Tool struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description,omitempty"`
@@ -40,13 +41,12 @@ type Tool struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-// MarshalJSON writes the tool as it was listed.
+// MarshalJSON writes the tool as it was listed, or as a wire.Tool when it was built by hand.
 func (t Tool) MarshalJSON() ([]byte, error) {
 	if t.Raw != nil {
 		return t.Raw, nil
 	}
-	type plain Tool
-	return json.Marshal(plain(t))
+	return json.Marshal(wire.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema})
 }
 
 // ToolError reports a tool-table rule that discovery found broken.
@@ -75,33 +75,59 @@ type discoverDriver struct {
 }
 
 func (d *discoverDriver) first() outgoing {
-	return outgoing{method: discoverMethod, params: struct{}{}}
+	return outgoing{method: wire.MethodDiscover, params: wire.DiscoverParams{}}
+}
+
+// decodeRead decodes a result into v, ignoring a badly typed member the host does not read: ABI 1
+// asks a module for only some members of a result (read), so a wrong ttlMs, say, must not fail
+// discovery. encoding/json decodes the rest of the value anyway but reports only the first such
+// member, so after ignoring one the read members are decoded again on their own, where an error
+// of theirs cannot hide behind it.
+func decodeRead(result json.RawMessage, v any, read ...string) error {
+	err := json.Unmarshal(result, v)
+	var te *json.UnmarshalTypeError
+	if err == nil || !errors.As(err, &te) {
+		return err
+	}
+	top, _, _ := strings.Cut(te.Field, ".")
+	if slices.Contains(read, top) {
+		return err
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(result, &members) != nil {
+		return err
+	}
+	only := make(map[string]json.RawMessage, len(read))
+	for _, r := range read {
+		if m, ok := members[r]; ok {
+			only[r] = m
+		}
+	}
+	b, merr := json.Marshal(only)
+	if merr != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
 }
 
 func (d *discoverDriver) answer(result json.RawMessage) (*outgoing, error) {
 	if !d.discovered {
 		d.discovered = true
-		var r struct {
-			SupportedVersions []string                   `json:"supportedVersions"`
-			Capabilities      map[string]json.RawMessage `json:"capabilities"`
-		}
-		if err := json.Unmarshal(result, &r); err != nil {
+		var r wire.DiscoverResult
+		if err := decodeRead(result, &r, "supportedVersions", "capabilities"); err != nil {
 			return nil, &ToolError{Rule: fmt.Sprintf("the server/discover result is malformed: %v", err)}
 		}
 		if !slices.Contains(r.SupportedVersions, ProtocolVersion) {
 			return nil, &ToolError{Rule: fmt.Sprintf("server/discover lists supportedVersions %q, without %s", r.SupportedVersions, ProtocolVersion)}
 		}
-		if c, ok := r.Capabilities[toolsCapabilityName]; !ok || len(c) == 0 || c[0] != '{' {
+		if c := r.Capabilities.Tools; len(c) == 0 || c[0] != '{' {
 			return nil, &ToolError{Rule: "server/discover does not declare the tools capability (capabilities.tools must be an object)"}
 		}
-		return &outgoing{method: toolsListMethod, params: struct{}{}}, nil
+		return &outgoing{method: wire.MethodToolsList, params: wire.ListToolsParams{}}, nil
 	}
 	d.pages++
-	var r struct {
-		Tools      []json.RawMessage `json:"tools"`
-		NextCursor *string           `json:"nextCursor"`
-	}
-	if err := json.Unmarshal(result, &r); err != nil || r.Tools == nil {
+	var r wire.ListToolsResult
+	if err := decodeRead(result, &r, "tools", "nextCursor"); err != nil || r.Tools == nil {
 		if err == nil {
 			err = fmt.Errorf("no tools array")
 		}
@@ -117,7 +143,7 @@ func (d *discoverDriver) answer(result json.RawMessage) (*outgoing, error) {
 	if d.pages >= MaxToolsPages {
 		return nil, &ToolError{Rule: fmt.Sprintf("tools/list still has a nextCursor after %d pages", MaxToolsPages)}
 	}
-	return &outgoing{method: toolsListMethod, params: map[string]string{"cursor": *r.NextCursor}}, nil
+	return &outgoing{method: wire.MethodToolsList, params: wire.ListToolsParams{Cursor: *r.NextCursor}}, nil
 }
 
 // Discover runs the module as an upload does: with only /package mounted (when the package has
@@ -216,11 +242,11 @@ func CheckTools(raws []json.RawMessage) ([]Tool, error) {
 			return nil, &ToolError{Tool: fmt.Sprint(i + 1), Rule: fmt.Sprintf("not JSON: %v", err)}
 		}
 		total += c.Len()
-		var t Tool
-		if err := json.Unmarshal(c.Bytes(), &t); err != nil || c.Bytes()[0] != '{' {
+		var w wire.Tool
+		if err := json.Unmarshal(c.Bytes(), &w); err != nil || c.Bytes()[0] != '{' {
 			return nil, &ToolError{Tool: fmt.Sprint(i + 1), Rule: "not an object with a string name, description and schemas"}
 		}
-		t.Raw = bytes.Clone(c.Bytes())
+		t := Tool{Name: w.Name, Description: w.Description, InputSchema: w.InputSchema, OutputSchema: w.OutputSchema, Raw: bytes.Clone(c.Bytes())}
 		if !validName(t.Name) {
 			return nil, &ToolError{Tool: fmt.Sprintf("%d (%q)", i+1, clip([]byte(t.Name))), Rule: "name must be 1 to 64 characters of a-z, 0-9, _ and -"}
 		}

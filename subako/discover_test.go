@@ -212,3 +212,45 @@ func TestDiscover_DefaultDeadline(t *testing.T) {
 		t.Errorf("Discover = %v, want out of time", err)
 	}
 }
+
+// TestDiscoverDriver_Members checks which members of the discovery results the host reads: a badly
+// typed member it does not read (ttlMs, cacheScope, instructions) passes, as ABI 1 asks only for
+// supportedVersions, capabilities, tools and nextCursor, and a badly typed one of those fails.
+func TestDiscoverDriver_Members(t *testing.T) {
+	const tools = `[{"name":"a","inputSchema":{"type":"object"}}]`
+	tests := []struct {
+		name           string
+		discover, list string
+		ok             bool
+	}{
+		{"minimal", `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}`, `{"tools":` + tools + `}`, true},
+		{"unread members of any type", `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{},"x":1},"ttlMs":"soon","cacheScope":5,"instructions":[]}`,
+			`{"tools":` + tools + `,"ttlMs":1.5,"cacheScope":{},"_meta":7}`, true},
+		{"supportedVersions not an array", `{"supportedVersions":"2026-07-28","capabilities":{"tools":{}}}`, "", false},
+		{"a version not a string", `{"supportedVersions":["2026-07-28",5],"capabilities":{"tools":{}}}`, "", false},
+		{"capabilities not an object", `{"supportedVersions":["2026-07-28"],"capabilities":[]}`, "", false},
+		{"tools capability not an object", `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":true}}`, "", false},
+		{"tools not an array", `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}`, `{"tools":{}}`, false},
+		{"nextCursor not a string", `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}`, `{"tools":` + tools + `,"nextCursor":3}`, false},
+		{"nextCursor not a string after an unread error", `{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}`, `{"ttlMs":"x","tools":` + tools + `,"nextCursor":3}`, false},
+		{"versions wrong after an unread error", `{"ttlMs":"x","supportedVersions":"2026-07-28","capabilities":{"tools":{}}}`, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &discoverDriver{}
+			next, err := d.answer(json.RawMessage(tt.discover))
+			if err == nil {
+				if next == nil || next.method != "tools/list" {
+					t.Fatalf("after server/discover: next %+v", next)
+				}
+				next, err = d.answer(json.RawMessage(tt.list))
+			}
+			if tt.ok && (err != nil || next != nil || len(d.tools) != 1) {
+				t.Fatalf("err %v, next %+v, tools %d", err, next, len(d.tools))
+			}
+			if !tt.ok && !errors.Is(err, ErrDiscovery) {
+				t.Fatalf("err %v, want a discovery error", err)
+			}
+		})
+	}
+}

@@ -12,6 +12,10 @@
 // with the volume, skills, network policy and limits of CallOptions, and maps the module's
 // CallToolResult to what a model is shown. Calls on one Package may run concurrently.
 //
+// The JSON of ABI 1 (the JSON-RPC envelope, discovery, tools, content blocks and the subako_http
+// request and answer) is declared once in package subako/wire, which the SDK (subako/sdk) shares;
+// this package reads and writes those types and adds the rules about their values.
+//
 // # Network
 //
 // A call reaches the network only through `subako_http`, under the *egress.Policy of

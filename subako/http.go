@@ -14,28 +14,29 @@ import (
 
 	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/subako/wire"
 	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
 )
 
 // HTTPModuleName is the import module of ABI 1's HTTP host functions.
-const HTTPModuleName = "subako_http"
+const HTTPModuleName = wire.HTTPModule
 
 // Limits of subako_http.
 const (
 	// MaxHTTPRequestBytes is the largest request JSON a module may pass to request.
-	MaxHTTPRequestBytes = 8 << 20
+	MaxHTTPRequestBytes = wire.MaxHTTPRequestBytes
 	// InlineMaxBytes is the largest response body returned inline (as UTF-8 text).
-	InlineMaxBytes = 256 << 10
+	InlineMaxBytes = wire.MaxInlineBodyBytes
 	// MaxTimeoutMS bounds timeout_ms; the call's own deadline applies anyway.
 	MaxTimeoutMS = 24 * 60 * 60 * 1000
 )
 
 // The negative results of subako_http, which mean the module misused the ABI.
 const (
-	ABIOutOfBounds    = -1 // the memory range is outside the module's memory
-	ABINothingHeld    = -2 // read_response with no answer held
-	ABILengthMismatch = -3 // read_response's length is not the held answer's
+	ABIOutOfBounds    = wire.ABIOutOfBounds    // the memory range is outside the module's memory
+	ABINothingHeld    = wire.ABINothingHeld    // read_response with no answer held
+	ABILengthMismatch = wire.ABILengthMismatch // read_response's length is not the held answer's
 )
 
 var i32 = engine.I32
@@ -47,8 +48,8 @@ var i32 = engine.I32
 //
 // It is linked into every run; a module that does not import it is unaffected.
 var HTTPModule = &engine.HostModule{Name: HTTPModuleName, Funcs: []engine.HostFunc{
-	{Name: "request", Params: []engine.ValueType{i32, i32}, Results: []engine.ValueType{i32}, Fn: httpRequestFn},
-	{Name: "read_response", Params: []engine.ValueType{i32, i32}, Results: []engine.ValueType{i32}, Fn: httpReadResponseFn},
+	{Name: wire.HTTPRequestFunc, Params: []engine.ValueType{i32, i32}, Results: []engine.ValueType{i32}, Fn: httpRequestFn},
+	{Name: wire.HTTPReadResponseFunc, Params: []engine.ValueType{i32, i32}, Results: []engine.ValueType{i32}, Fn: httpReadResponseFn},
 }}
 
 // httpKey holds a store's subako_http state.
@@ -89,18 +90,6 @@ type httpOutput struct {
 	Path string
 }
 
-type wireHTTPRequest struct {
-	Method          *string           `json:"method"`
-	URL             *string           `json:"url"`
-	Headers         map[string]string `json:"headers"`
-	Body            json.RawMessage   `json:"body"`
-	Output          json.RawMessage   `json:"output"`
-	FollowRedirects *bool             `json:"follow_redirects"`
-	TimeoutMS       *json.Number      `json:"timeout_ms"`
-}
-
-var methods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
-
 func invalid(format string, a ...any) error {
 	return egress.NewError(egress.KindInvalidRequest, fmt.Sprintf(format, a...))
 }
@@ -131,17 +120,17 @@ func parseHTTPRequest(b []byte) (*httpRequest, error) {
 	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
 		return nil, invalid("the request is not a JSON object")
 	}
-	var w wireHTTPRequest
+	var w wire.HTTPRequest
 	if err := strictDecode(b, &w); err != nil {
 		return nil, invalid("the request does not parse: %v", err)
 	}
-	r := &httpRequest{Method: "GET", Headers: w.Headers, Output: httpOutput{Type: "inline"}, FollowRedirects: true}
-	if w.URL == nil || *w.URL == "" {
+	r := &httpRequest{Method: wire.MethodGET, Headers: w.Headers, Output: httpOutput{Type: wire.OutputInline}, FollowRedirects: true}
+	if w.URL == "" {
 		return nil, invalid("the request has no url")
 	}
-	r.URL = *w.URL
+	r.URL = w.URL
 	if w.Method != nil {
-		if !methods[*w.Method] {
+		if !wire.ValidHTTPMethod(*w.Method) {
 			return nil, invalid("method %q is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS", *w.Method)
 		}
 		r.Method = *w.Method
@@ -154,52 +143,36 @@ func parseHTTPRequest(b []byte) (*httpRequest, error) {
 	if w.FollowRedirects != nil {
 		r.FollowRedirects = *w.FollowRedirects
 	}
-	if w.TimeoutMS != nil {
+	if w.TimeoutMS != "" {
 		ms, err := w.TimeoutMS.Int64()
 		if err != nil || ms <= 0 || ms > MaxTimeoutMS {
 			return nil, invalid("timeout_ms must be a whole number of milliseconds from 1 to %d, found %s", MaxTimeoutMS, w.TimeoutMS.String())
 		}
 		r.Timeout = time.Duration(ms) * time.Millisecond
 	}
-	if len(w.Body) > 0 && string(w.Body) != "null" {
-		var body struct {
-			Type string          `json:"type"`
-			Text *string         `json:"text"`
-			JSON json.RawMessage `json:"json"`
-			Path *string         `json:"path"`
-		}
-		if err := strictDecode(w.Body, &body); err != nil {
-			return nil, invalid("body: %v", err)
-		}
+	if body := w.Body; body != nil {
 		b := &httpBody{Type: body.Type}
 		switch {
-		case body.Type == "text" && body.Text != nil && body.JSON == nil && body.Path == nil:
+		case body.Type == wire.BodyText && body.Text != nil && body.JSON == nil && body.Path == nil:
 			b.Text = *body.Text
-		case body.Type == "json" && body.JSON != nil && body.Text == nil && body.Path == nil:
+		case body.Type == wire.BodyJSON && body.JSON != nil && body.Text == nil && body.Path == nil:
 			var c bytes.Buffer
 			if err := json.Compact(&c, body.JSON); err != nil {
 				return nil, invalid("body: %v", err)
 			}
 			b.JSON = c.Bytes()
-		case body.Type == "file" && body.Path != nil && body.Text == nil && body.JSON == nil:
+		case body.Type == wire.BodyFile && body.Path != nil && body.Text == nil && body.JSON == nil:
 			b.Path = *body.Path
 		default:
 			return nil, invalid(`body must be {"type":"text","text":…}, {"type":"json","json":…} or {"type":"file","path":…}`)
 		}
 		r.Body = b
 	}
-	if len(w.Output) > 0 && string(w.Output) != "null" {
-		var out struct {
-			Type string  `json:"type"`
-			Path *string `json:"path"`
-		}
-		if err := strictDecode(w.Output, &out); err != nil {
-			return nil, invalid("output: %v", err)
-		}
+	if out := w.Output; out != nil {
 		switch {
-		case out.Type == "inline" && out.Path == nil:
-		case out.Type == "file" && out.Path != nil:
-			r.Output = httpOutput{Type: "file", Path: *out.Path}
+		case out.Type == wire.OutputInline && out.Path == nil:
+		case out.Type == wire.OutputFile && out.Path != nil:
+			r.Output = httpOutput{Type: wire.OutputFile, Path: *out.Path}
 		default:
 			return nil, invalid(`output must be {"type":"inline"} or {"type":"file","path":…}`)
 		}
@@ -263,7 +236,7 @@ func errorAnswer(err error) []byte {
 	if !errors.As(err, &ee) {
 		ee = egress.NewError(egress.KindConnection, err.Error())
 	}
-	b, _ := json.Marshal(map[string]any{"error": map[string]string{"kind": ee.Kind.String(), "message": ee.Message}})
+	b, _ := json.Marshal(wire.HTTPAnswer{Error: &wire.HTTPError{Kind: ee.Kind.String(), Message: ee.Message}})
 	return b
 }
 
@@ -284,14 +257,14 @@ func (hs *httpState) do(ctx context.Context, raw []byte) []byte {
 	}
 	if req.Body != nil {
 		switch req.Body.Type {
-		case "text":
+		case wire.BodyText:
 			ereq.Body, ereq.ContentLength = strings.NewReader(req.Body.Text), int64(len(req.Body.Text))
-		case "json":
+		case wire.BodyJSON:
 			ereq.Body, ereq.ContentLength = bytes.NewReader(req.Body.JSON), int64(len(req.Body.JSON))
 			if _, set := req.Headers["content-type"]; !set {
 				ereq.Header = append(ereq.Header, egress.Field{Name: "content-type", Value: "application/json"})
 			}
-		case "file":
+		case wire.BodyFile:
 			f, size, err := hs.openVolume(req.Body.Path, wasi.OpenFlags{Read: true})
 			if err != nil {
 				return errorAnswer(err)
@@ -301,7 +274,7 @@ func (hs *httpState) do(ctx context.Context, raw []byte) []byte {
 		}
 	}
 	var out wasi.File
-	if req.Output.Type == "file" {
+	if req.Output.Type == wire.OutputFile {
 		f, _, err := hs.openVolume(req.Output.Path, wasi.OpenFlags{Write: true, Create: true, Truncate: true})
 		if err != nil {
 			return errorAnswer(err)
@@ -316,22 +289,22 @@ func (hs *httpState) do(ctx context.Context, raw []byte) []byte {
 	if err != nil {
 		return errorAnswer(err)
 	}
-	body := map[string]any{}
+	var body wire.HTTPResponseBody
 	if out != nil {
 		n, err := io.Copy(&fileWriter{f: out}, resp.Body)
 		resp.Body.Close()
 		if err != nil {
 			return errorAnswer(err)
 		}
-		body["type"], body["path"], body["bytes"] = "file", req.Output.Path, n
+		body = wire.HTTPResponseBody{Type: wire.OutputFile, Path: req.Output.Path, Bytes: &n}
 	} else {
 		text, err := resp.Text()
 		if err != nil {
 			return errorAnswer(err)
 		}
-		body["type"], body["text"] = "inline", text
+		body = wire.HTTPResponseBody{Type: wire.OutputInline, Text: &text}
 	}
-	b, err := json.Marshal(map[string]any{"ok": map[string]any{"status": resp.Status, "headers": egress.HeaderMap(resp.Header), "body": body}})
+	b, err := json.Marshal(wire.HTTPAnswer{OK: &wire.HTTPResponse{Status: resp.Status, Headers: egress.HeaderMap(resp.Header), Body: body}})
 	if err != nil {
 		return errorAnswer(egress.NewError(egress.KindNotText, "the response cannot be encoded as JSON"))
 	}

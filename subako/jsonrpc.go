@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/kobako/kobako/subako/wire"
 )
 
 // messageKind classifies a JSON-RPC 2.0 message a module writes to stdout.
@@ -32,23 +34,7 @@ type message struct {
 	// Result is the result of a kindResult response.
 	Result json.RawMessage
 	// Error is the error of a kindError response.
-	Error *rpcError
-}
-
-// rpcError is a JSON-RPC error object.
-type rpcError struct {
-	Code    int64           `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
-}
-
-type wireMessage struct {
-	JSONRPC json.RawMessage `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
+	Error *wire.ErrorObject
 }
 
 // parseMessage parses one stdout line (without its newline) as a JSON-RPC 2.0 message: a JSON
@@ -61,11 +47,11 @@ func parseMessage(line []byte) (*message, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil, fmt.Errorf("subako: message: %w: %s is not a JSON object", ErrMessage, quoteLine(line))
 	}
-	var w wireMessage
+	var w wire.Message
 	if err := json.Unmarshal(trimmed, &w); err != nil {
 		return nil, fmt.Errorf("subako: message: %w: %s: %v", ErrMessage, quoteLine(line), err)
 	}
-	if string(w.JSONRPC) != `"2.0"` {
+	if string(w.JSONRPC) != `"`+wire.Version+`"` {
 		return nil, fmt.Errorf("subako: message: %w: \"jsonrpc\" must be \"2.0\" in %s", ErrMessage, quoteLine(line))
 	}
 	m := &message{}
@@ -98,7 +84,7 @@ func parseMessage(line []byte) (*message, error) {
 	case w.Result != nil:
 		m.Kind, m.Result = kindResult, w.Result
 	case w.Error != nil:
-		var e rpcError
+		var e wire.ErrorObject
 		d := json.NewDecoder(bytes.NewReader(w.Error))
 		if w.Error[0] != '{' || d.Decode(&e) != nil {
 			return nil, fmt.Errorf("subako: message: %w: \"error\" must be an object with an integer code and a message, found %s", ErrMessage, clip(w.Error))

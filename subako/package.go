@@ -16,11 +16,12 @@ import (
 
 	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/subako/wire"
 )
 
 // File names inside a package.
 const (
-	ManifestFile = "subako-package.json"
+	ManifestFile = wire.ManifestFile
 	ModuleFile   = "module.wasm"
 	AssetsDir    = "assets"
 )
@@ -36,18 +37,14 @@ const (
 )
 
 // ABI is the only function ABI this package speaks: MCP 2026-07-28 over stdio.
-const ABI = 1
+const ABI = wire.ABI
 
 // ProtocolVersion is the MCP revision of ABI 1.
-const ProtocolVersion = "2026-07-28"
+const ProtocolVersion = wire.ProtocolVersion
 
-// Manifest is subako-package.json. Fields other than these three are ignored: ABI 1 defines
-// none, and tools come from tools/list, not from the manifest.
-type Manifest struct {
-	ABI         int    `json:"abi"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-}
+// Manifest is subako-package.json (wire.Manifest). Fields other than these three are ignored: ABI
+// 1 defines none, and tools come from tools/list, not from the manifest.
+type Manifest = wire.Manifest
 
 // ParseManifest decodes and checks subako-package.json: a JSON object whose "abi" is 1, whose
 // "name" is a non-empty string of at most MaxNameBytes printable characters, and whose optional

@@ -9,13 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/subako/wire"
 	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
 )
@@ -23,7 +23,7 @@ import (
 // Limits of ABI 1 on a run.
 const (
 	// MaxStdoutBytes is the most a module may write to stdout in one run, base64 images included.
-	MaxStdoutBytes = 1 << 20
+	MaxStdoutBytes = wire.MaxStdoutBytes
 	// StderrTailBytes is how much of the end of stderr a crash report carries.
 	StderrTailBytes = 4 << 10
 	// ExitGrace is how long a module has to exit after its stdin closes.
@@ -198,11 +198,11 @@ func (p *Package) run(ctx context.Context, spec runSpec, drv driver) error {
 
 var importsFor = engine.Imports{preview1.ModuleName: preview1.Module, HTTPModuleName: HTTPModule}
 
-func requestMeta(version string) map[string]any {
-	return map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    ProtocolVersion,
-		"io.modelcontextprotocol/clientInfo":         map[string]string{"name": "kobako", "version": version},
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+func requestMeta(version string) wire.RequestMeta {
+	return wire.RequestMeta{
+		ClientCapabilities: json.RawMessage(`{}`),
+		ClientInfo:         wire.Implementation{Name: "kobako", Version: version},
+		ProtocolVersion:    ProtocolVersion,
 	}
 }
 
@@ -232,13 +232,13 @@ func (s *session) send(o outgoing) error {
 	// driver's members keep their order and end the line, where a crude guest finds a tool call's
 	// name (the order the map encoding this replaced gave: _meta, arguments, name). The id comes
 	// before params so that even a crude guest finds the top-level id first. The line is spliced
-	// together rather than re-encoded: a call is short, and this runs for every one. The id and the
-	// method are ASCII without quotes or backslashes, so Go quoting is JSON quoting.
+	// together rather than re-encoded: a call is short, and this runs for every one. The members
+	// are those of wire.Request, in that order.
 	line := make([]byte, 0, 64+len(id)+len(o.method)+len(params)+len(s.meta))
-	line = append(line, `{"jsonrpc":"2.0","id":`...)
-	line = strconv.AppendQuote(line, id)
+	line = append(line, `{"jsonrpc":"`+wire.Version+`","id":`...)
+	line = wire.AppendString(line, id)
 	line = append(line, `,"method":`...)
-	line = strconv.AppendQuote(line, o.method)
+	line = wire.AppendString(line, o.method)
 	line = append(line, `,"params":{"_meta":`...)
 	line = append(line, s.meta...)
 	if inner := bytes.TrimSpace(params[1 : len(params)-1]); len(inner) > 0 {
@@ -315,7 +315,7 @@ func (s *session) handle(line []byte) {
 		s.fail(&CrashError{Rule: RuleMalformedResult, Detail: fmt.Sprintf("the result %s is not an object", clip(m.Result))})
 		return
 	}
-	if head.ResultType != nil && *head.ResultType != "complete" {
+	if head.ResultType != nil && *head.ResultType != wire.ResultComplete {
 		s.fail(&CrashError{Rule: RuleNotComplete, Detail: fmt.Sprintf("resultType %q", *head.ResultType)})
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobako/kobako/subako/wire"
 	"github.com/kobako/kobako/wasi"
 )
 
@@ -149,13 +150,17 @@ func TestSendLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The _meta bytes guests have always seen (subako/example/module.wat reads past them).
+	if want := `{"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"kobako","version":"1.2.3"},"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`; string(meta) != want {
+		t.Fatalf("_meta %s, want %s", meta, want)
+	}
 	tests := []struct {
 		name   string
 		o      outgoing
 		params string // params without _meta, compact
 	}{
-		{"discover", outgoing{method: discoverMethod, params: struct{}{}}, `{}`},
-		{"list page", outgoing{method: toolsListMethod, params: map[string]string{"cursor": "a\"<b"}}, `{"cursor":"a\"\u003cb"}`},
+		{"discover", outgoing{method: wire.MethodDiscover, params: wire.DiscoverParams{}}, `{}`},
+		{"list page", outgoing{method: wire.MethodToolsList, params: wire.ListToolsParams{Cursor: "a\"<b"}}, `{"cursor":"a\"\u003cb"}`},
 		{"call", (&callDriver{tool: "greet", args: json.RawMessage(` {"name": "Ada"} `)}).first(), `{"name":"greet","arguments":{"name":"Ada"}}`},
 	}
 	for _, tt := range tests {
@@ -183,7 +188,7 @@ func TestSendLine(t *testing.T) {
 			if !strings.Contains(line, `"id":"`+s.pending+`","method"`) || !strings.Contains(line, `"params":{"_meta":`+string(meta)) {
 				t.Errorf("members out of order: %q", line)
 			}
-			if tt.o.method == toolsCallMethod && !strings.HasSuffix(line, `,"name":"greet"}}`+"\n") {
+			if tt.o.method == wire.MethodToolsCall && !strings.HasSuffix(line, `,"name":"greet"}}`+"\n") {
 				t.Errorf("a call's tool name is not last: %q", line)
 			}
 			delete(m.Params, "_meta")

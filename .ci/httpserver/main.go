@@ -2,7 +2,9 @@
 // makes a throw-away certificate for 127.0.0.1, writes it (PEM) and its port to the files
 // named by -cert and -port, and serves until -for has passed (or it is killed).
 //
-//	/hello      "hello", with x-seen: METHOD PATH
+//	/hello      "hello", with x-seen: METHOD PATH and x-echo: the request's x-test
+//	/fields     201, the request's method, path, x-test and x-multi values and body length as
+//	            text, with the response header x-reply twice (one, two)
 //	/echo       the request body's method, length and content-type as JSON
 //	/redirect   302 to ?to=
 //	/big?n=N    N bytes
@@ -19,6 +21,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"flag"
+	"fmt"
 	"io"
 	"log"
 	"math/big"
@@ -56,11 +59,22 @@ func main() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/hello", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Seen", r.Method+" "+r.URL.RequestURI())
+		if v := r.Header.Get("X-Test"); v != "" {
+			w.Header().Set("X-Echo", v)
+		}
 		io.WriteString(w, "hello")
 	})
 	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
 		n, _ := io.Copy(io.Discard, r.Body)
 		json.NewEncoder(w).Encode(map[string]any{"method": r.Method, "length": n, "type": r.Header.Get("Content-Type")})
+	})
+	mux.HandleFunc("/fields", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		w.Header().Add("X-Reply", "one")
+		w.Header().Add("X-Reply", "two")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, "%s %s x-test=%q x-multi=%q body=%d", r.Method, r.URL.RequestURI(), r.Header.Get("X-Test"),
+			r.Header.Values("X-Multi"), n)
 	})
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)

@@ -16,6 +16,7 @@ import (
 	"github.com/klauspost/compress/zip"
 
 	"github.com/kobako/kobako/egress"
+	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/subako"
 	"github.com/kobako/kobako/subako/example"
 )
@@ -107,8 +108,10 @@ func reportRunError(ctx context.Context, stderr io.Writer, pkg string, err error
 
 // openPackage loads and discovers PKG. It returns the exit status to return now on failure
 // (having reported it), -1 on success.
-func openPackage(ctx context.Context, pkg string, stderr io.Writer) (*subako.Runtime, *subako.Package, []subako.Tool, int) {
-	rt, err := subako.New(ctx, subako.Config{})
+// openPackage loads pkg and runs its discovery under discovery (the zero value: subako's
+// defaults, as an upload gets).
+func openPackage(ctx context.Context, pkg string, stderr io.Writer, discovery engine.Limits) (*subako.Runtime, *subako.Package, []subako.Tool, int) {
+	rt, err := subako.New(ctx, subako.Config{DiscoveryLimits: discovery})
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return nil, nil, nil, exitError
@@ -138,7 +141,7 @@ func functionValidate(ctx context.Context, args []string, stdout, stderr io.Writ
 	if len(pos) != 1 {
 		return c.usageErr("want one PKG, got %d arguments", len(pos))
 	}
-	rt, p, tools, code := openPackage(ctx, pos[0], stderr)
+	rt, p, tools, code := openPackage(ctx, pos[0], stderr, engine.Limits{})
 	if code >= 0 {
 		return code
 	}
@@ -166,7 +169,7 @@ func functionTools(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if len(pos) != 1 {
 		return c.usageErr("want one PKG, got %d arguments", len(pos))
 	}
-	rt, p, tools, code := openPackage(ctx, pos[0], stderr)
+	rt, p, tools, code := openPackage(ctx, pos[0], stderr, engine.Limits{})
 	if code >= 0 {
 		return code
 	}
@@ -245,7 +248,12 @@ func functionCall(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		}
 		callArgs = b
 	}
-	rt, p, tools, code := openPackage(ctx, pos[0], stderr)
+	// The discovery run that finds the tool table answers to the same limits as the call, its
+	// deadline capped at the upload's: a --timeout of 200ms must not wait 10 s for a module that
+	// spins before it answers tools/list.
+	discovery := limits
+	discovery.Deadline = min(limits.Deadline, subako.DiscoveryDeadline)
+	rt, p, tools, code := openPackage(ctx, pos[0], stderr, discovery)
 	if code >= 0 {
 		return code
 	}

@@ -21,9 +21,7 @@ const fetchToolWasm = "../../wasi/preview2/testdata/http/fetch-tool.wasm"
 // reaches a loopback server. The fetch tool also imports zeroclaw:plugin interfaces, which
 // --trap-unknown-imports stands in for (it never calls them).
 func TestRunWASIHTTP(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a 12 MB componentize-js component")
-	}
+	skipHeavyJS(t)
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "hi "+r.Method)
 	}))

@@ -55,6 +55,9 @@ call and shell flags:
                             override [plugins.limits] call_fuel, call_timeout_ms, max_memory_mb
   --log-format text|json    plugin log records on stderr, one line each (default text)
   --stdio                   forward the guest's WASI stdout and stderr to stderr
+  --snapshot                start instances from a snapshot taken after the plugin's initialization:
+                            same results and fuel, initialization runs once (what it read from
+                            wasi:random and the clocks is then the same in every instance)
 
 Run 'kobako plugin SUBCOMMAND -h' for a subcommand's flags.
 `

@@ -30,6 +30,7 @@ type pluginRunFlags struct {
 	maxMemory string
 	logFormat string
 	stdio     bool
+	snapshot  bool
 }
 
 var pluginRun = map[*flag.FlagSet]*pluginRunFlags{}
@@ -43,6 +44,7 @@ func pluginRunFlagSet(fs *flag.FlagSet) {
 	fs.StringVar(&f.maxMemory, "max-memory", "", "memory cap `SIZE`, e.g. 64MiB (default [plugins.limits] max_memory_mb)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "plugin log lines on stderr: `FORMAT` text or json")
 	fs.BoolVar(&f.stdio, "stdio", false, "forward the guest's WASI stdout and stderr to stderr")
+	fs.BoolVar(&f.snapshot, "snapshot", false, "start instances from a snapshot taken after the plugin's initialization (same results and fuel; initialization, random numbers it read included, is shared)")
 	pluginRunMu.Lock()
 	pluginRun[fs] = f
 	pluginRunMu.Unlock()
@@ -114,7 +116,7 @@ func (e *pluginEnv) openRuntime(f *pluginRunFlags) (*zeroclaw.Host, *zcrt.Runtim
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := zcrt.Options{Host: h, Config: &pc, Log: lh}
+	opts := zcrt.Options{Host: h, Config: &pc, Log: lh, Snapshot: f.snapshot}
 	if f.stdio {
 		opts.Stdout, opts.Stderr = e.stderr, e.stderr
 	}

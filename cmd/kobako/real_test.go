@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -59,6 +60,9 @@ func TestInvokeRealPlugins(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+" "+tt.expr, func(t *testing.T) {
+			if tt.file == realJSPlugin {
+				skipHeavyJS(t)
+			}
 			code, out, errs := runCLI(t, "run", "--invoke", tt.expr, tt.file)
 			if code != 0 || out != tt.want {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want %q", code, out, errs, tt.want)
@@ -101,6 +105,9 @@ func TestRunTrapUnknownImports(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if slices.Contains(tt.args, realJSFull) {
+				skipHeavyJS(t)
+			}
 			code, out, errs := runCLI(t, tt.args...)
 			if code != tt.wantCode || out != tt.wantOut {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d, stdout %q", code, out, errs, tt.wantCode, tt.wantOut)
@@ -111,5 +118,15 @@ func TestRunTrapUnknownImports(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// skipHeavyJS skips a case that compiles and runs a 12 MB componentize-js component under the
+// race detector or in -short mode (CI's emulated platforms use it): there it takes minutes, the
+// plain run covers it, and the Go components keep the CLI's component path covered everywhere.
+func skipHeavyJS(t *testing.T) {
+	t.Helper()
+	if raceEnabled || testing.Short() {
+		t.Skip("runs a 12 MB componentize-js component; covered by the run without -race and -short")
 	}
 }

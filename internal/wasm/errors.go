@@ -20,4 +20,7 @@ var (
 	// ErrInstrument reports a module that decodes but cannot be fuel-metered, for example because it
 	// already imports from the fuel module.
 	ErrInstrument = errors.New("cannot instrument module")
+	// ErrSnapshot reports a module whose state after initialization cannot be captured and
+	// restored exactly (see Module.CheckSnapshot).
+	ErrSnapshot = errors.New("cannot snapshot module")
 )

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/kobako/kobako/subako/wire"
 )
 
 // FuzzServe feeds arbitrary stdin to the loop: it must end without panicking, and every line it
@@ -26,7 +28,7 @@ func FuzzServe(f *testing.F) {
 			if len(line) == 0 {
 				continue
 			}
-			var m rpcOut
+			var m wire.Response
 			if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
 				t.Fatalf("line %q is not a response", line)
 			}

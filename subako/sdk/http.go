@@ -6,17 +6,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/kobako/kobako/subako/wire"
 )
 
 // Limits of the subako_http import.
 const (
 	// MaxHTTPRequestBytes is the largest request JSON the host accepts.
-	MaxHTTPRequestBytes = 8 << 20
+	MaxHTTPRequestBytes = wire.MaxHTTPRequestBytes
 	// MaxInlineBodyBytes is the largest response body returned inline.
-	MaxInlineBodyBytes = 256 << 10
+	MaxInlineBodyBytes = wire.MaxInlineBodyBytes
 	// MaxRedirects is how many redirects the host follows.
-	MaxRedirects = 10
+	MaxRedirects = wire.MaxRedirects
 	// maxAnswerBytes bounds the answer the SDK will allocate for: an inline body of 256 KiB
 	// escaped as JSON at worst six bytes a byte, plus headers.
 	maxAnswerBytes = 16 << 20
@@ -27,31 +30,48 @@ type ErrorKind string
 
 // The 13 error kinds of ABI 1.
 const (
-	KindInvalidRequest        ErrorKind = "invalid_request"
-	KindHostNotAllowed        ErrorKind = "host_not_allowed"
-	KindForbiddenDestination  ErrorKind = "forbidden_destination"
-	KindCredentialHeader      ErrorKind = "credential_header"
-	KindCredentialUnavailable ErrorKind = "credential_unavailable"
-	KindTooManyRedirects      ErrorKind = "too_many_redirects"
-	KindTimeout               ErrorKind = "timeout"
-	KindTooLarge              ErrorKind = "too_large"
-	KindNotText               ErrorKind = "not_text"
-	KindWriteBudget           ErrorKind = "write_budget"
-	KindBadPath               ErrorKind = "bad_path"
-	KindConnection            ErrorKind = "connection"
-	KindABI                   ErrorKind = "abi"
+	KindInvalidRequest        ErrorKind = wire.KindInvalidRequest
+	KindHostNotAllowed        ErrorKind = wire.KindHostNotAllowed
+	KindForbiddenDestination  ErrorKind = wire.KindForbiddenDestination
+	KindCredentialHeader      ErrorKind = wire.KindCredentialHeader
+	KindCredentialUnavailable ErrorKind = wire.KindCredentialUnavailable
+	KindTooManyRedirects      ErrorKind = wire.KindTooManyRedirects
+	KindTimeout               ErrorKind = wire.KindTimeout
+	KindTooLarge              ErrorKind = wire.KindTooLarge
+	KindNotText               ErrorKind = wire.KindNotText
+	KindWriteBudget           ErrorKind = wire.KindWriteBudget
+	KindBadPath               ErrorKind = wire.KindBadPath
+	KindConnection            ErrorKind = wire.KindConnection
+	KindABI                   ErrorKind = wire.KindABI
 )
 
 // Error is a failed subako_http request: the host's answer {"error":{kind,message}}, or an error of
 // kind "abi" when the import misbehaved or is missing, or of kind "invalid_request" when the SDK
 // refused the request before sending it.
 type Error struct {
-	Kind    ErrorKind `json:"kind"`
-	Message string    `json:"message"`
+	Kind    ErrorKind
+	Message string
 }
 
 // Error returns "subako_http: KIND: MESSAGE".
 func (e *Error) Error() string { return "subako_http: " + string(e.Kind) + ": " + e.Message }
+
+func (e *Error) wire() *wire.HTTPError {
+	return &wire.HTTPError{Kind: string(e.Kind), Message: e.Message}
+}
+
+// MarshalJSON writes the error as the host sends it, a wire.HTTPError.
+func (e Error) MarshalJSON() ([]byte, error) { return json.Marshal(e.wire()) }
+
+// UnmarshalJSON reads a wire.HTTPError.
+func (e *Error) UnmarshalJSON(data []byte) error {
+	var w wire.HTTPError
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*e = Error{Kind: ErrorKind(w.Kind), Message: w.Message}
+	return nil
+}
 
 // KindOf returns the kind of the *Error in err's chain, or "" when there is none.
 func KindOf(err error) ErrorKind {
@@ -64,9 +84,9 @@ func KindOf(err error) ErrorKind {
 
 // Body types of a request.
 const (
-	BodyText = "text"
-	BodyJSON = "json"
-	BodyFile = "file"
+	BodyText = wire.BodyText
+	BodyJSON = wire.BodyJSON
+	BodyFile = wire.BodyFile
 )
 
 // Body is a request body: text, a JSON value, or a file beneath /volume that the host streams
@@ -93,16 +113,10 @@ func JSONBody(v any) (*Body, error) {
 // FileBody returns a body read from a file beneath /volume, such as "/volume/tmp/in.bin".
 func FileBody(path string) *Body { return &Body{Type: BodyFile, Path: path} }
 
-type bodyWire struct {
-	Type string          `json:"type"`
-	Text *string         `json:"text,omitempty"`
-	JSON json.RawMessage `json:"json,omitempty"`
-	Path string          `json:"path,omitempty"`
-}
-
-// MarshalJSON writes the tagged form the host reads, with only the field the type uses.
-func (b Body) MarshalJSON() ([]byte, error) {
-	w := bodyWire{Type: b.Type}
+// wire returns the tagged form the host reads (a wire.HTTPBody), with only the member the type
+// uses, after checking that the member is there.
+func (b *Body) wire() (*wire.HTTPBody, error) {
+	w := &wire.HTTPBody{Type: b.Type}
 	switch b.Type {
 	case BodyText:
 		w.Text = &b.Text
@@ -115,58 +129,76 @@ func (b Body) MarshalJSON() ([]byte, error) {
 		if b.Path == "" {
 			return nil, fmt.Errorf("sdk: file body: %w: path is empty", ErrInvalidMessage)
 		}
-		w.Path = b.Path
+		w.Path = &b.Path
 	default:
 		return nil, fmt.Errorf("sdk: body: %w: unknown type %q", ErrInvalidMessage, b.Type)
+	}
+	return w, nil
+}
+
+// bodyFrom reads a wire.HTTPBody, requiring exactly the member its type uses.
+func bodyFrom(w *wire.HTTPBody) (*Body, error) {
+	out := &Body{Type: w.Type}
+	switch w.Type {
+	case BodyText:
+		if w.Text == nil || w.JSON != nil || w.Path != nil {
+			return nil, fmt.Errorf("sdk: text body: %w: needs exactly a text field", ErrInvalidMessage)
+		}
+		out.Text = *w.Text
+	case BodyJSON:
+		if w.JSON == nil || w.Text != nil || w.Path != nil {
+			return nil, fmt.Errorf("sdk: json body: %w: needs exactly a json field", ErrInvalidMessage)
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, w.JSON); err != nil {
+			return nil, fmt.Errorf("sdk: json body: %w: %v", ErrInvalidMessage, err)
+		}
+		out.JSON = buf.Bytes()
+	case BodyFile:
+		if w.Path == nil || *w.Path == "" || w.Text != nil || w.JSON != nil {
+			return nil, fmt.Errorf("sdk: file body: %w: needs exactly a path field", ErrInvalidMessage)
+		}
+		out.Path = *w.Path
+	default:
+		return nil, fmt.Errorf("sdk: body: %w: unknown type %q", ErrInvalidMessage, w.Type)
+	}
+	return out, nil
+}
+
+// MarshalJSON writes the tagged form the host reads, with only the field the type uses.
+func (b Body) MarshalJSON() ([]byte, error) {
+	w, err := b.wire()
+	if err != nil {
+		return nil, err
 	}
 	return json.Marshal(w)
 }
 
 // UnmarshalJSON reads a text, json or file body.
 func (b *Body) UnmarshalJSON(data []byte) error {
-	var w bodyWire
+	var w wire.HTTPBody
 	if err := strictUnmarshal(data, &w); err != nil {
 		return fmt.Errorf("sdk: body: %w: %v", ErrInvalidMessage, err)
 	}
-	out := Body{Type: w.Type}
-	switch w.Type {
-	case BodyText:
-		if w.Text == nil || w.JSON != nil || w.Path != "" {
-			return fmt.Errorf("sdk: text body: %w: needs exactly a text field", ErrInvalidMessage)
-		}
-		out.Text = *w.Text
-	case BodyJSON:
-		if w.JSON == nil || w.Text != nil || w.Path != "" {
-			return fmt.Errorf("sdk: json body: %w: needs exactly a json field", ErrInvalidMessage)
-		}
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, w.JSON); err != nil {
-			return fmt.Errorf("sdk: json body: %w: %v", ErrInvalidMessage, err)
-		}
-		out.JSON = buf.Bytes()
-	case BodyFile:
-		if w.Path == "" || w.Text != nil || w.JSON != nil {
-			return fmt.Errorf("sdk: file body: %w: needs exactly a path field", ErrInvalidMessage)
-		}
-		out.Path = w.Path
-	default:
-		return fmt.Errorf("sdk: body: %w: unknown type %q", ErrInvalidMessage, w.Type)
+	out, err := bodyFrom(&w)
+	if err != nil {
+		return err
 	}
-	*b = out
+	*b = *out
 	return nil
 }
 
 // Output types of a request.
 const (
-	OutputInline = "inline"
-	OutputFile   = "file"
+	OutputInline = wire.OutputInline
+	OutputFile   = wire.OutputFile
 )
 
 // Output says where the response body goes: inline in the answer (UTF-8 text of at most 256 KiB),
 // or into a file beneath /volume.
 type Output struct {
-	Type string `json:"type"`
-	Path string `json:"path,omitempty"`
+	Type string
+	Path string
 }
 
 // InlineOutput returns the default output: the body inline as text.
@@ -185,39 +217,133 @@ func (o Output) check() error {
 	return nil
 }
 
-// UnmarshalJSON reads an inline or file output.
-func (o *Output) UnmarshalJSON(data []byte) error {
-	type plain Output
-	var p plain
-	if err := strictUnmarshal(data, &p); err != nil {
-		return fmt.Errorf("sdk: output: %w: %v", ErrInvalidMessage, err)
+func (o Output) wire() *wire.HTTPOutput {
+	w := &wire.HTTPOutput{Type: o.Type}
+	if o.Path != "" {
+		w.Path = &o.Path
 	}
-	if err := Output(p).check(); err != nil {
-		return err
-	}
-	*o = Output(p)
-	return nil
+	return w
 }
 
-// Methods the host accepts. An empty Method means GET.
-var httpMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
+func outputFrom(w *wire.HTTPOutput) (*Output, error) {
+	o := &Output{Type: w.Type}
+	if w.Path != nil {
+		o.Path = *w.Path
+	}
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// MarshalJSON writes the output as the host reads it, a wire.HTTPOutput.
+func (o Output) MarshalJSON() ([]byte, error) { return json.Marshal(o.wire()) }
+
+// UnmarshalJSON reads an inline or file output.
+func (o *Output) UnmarshalJSON(data []byte) error {
+	var w wire.HTTPOutput
+	if err := strictUnmarshal(data, &w); err != nil {
+		return fmt.Errorf("sdk: output: %w: %v", ErrInvalidMessage, err)
+	}
+	out, err := outputFrom(&w)
+	if err != nil {
+		return err
+	}
+	*o = *out
+	return nil
+}
 
 // Request is one HTTPS request sent through the host. Only URL is required.
 type Request struct {
 	// Method is GET (the default when empty), HEAD, POST, PUT, PATCH, DELETE or OPTIONS.
-	Method string `json:"method,omitempty"`
+	Method string
 	// URL must be https.
-	URL string `json:"url"`
+	URL string
 	// Headers are sent with lower-case names; the host removes connection headers such as host
 	// and content-length.
-	Headers map[string]string `json:"headers,omitempty"`
-	Body    *Body             `json:"body,omitempty"`
+	Headers map[string]string
+	Body    *Body
 	// Output is where the response body goes; nil means inline.
-	Output *Output `json:"output,omitempty"`
+	Output *Output
 	// FollowRedirects, when set to false, returns a redirect as the response; nil means true.
-	FollowRedirects *bool `json:"follow_redirects,omitempty"`
+	FollowRedirects *bool
 	// TimeoutMs limits the whole request; 0 means no limit of its own (the call's still applies).
-	TimeoutMs int64 `json:"timeout_ms,omitempty"`
+	TimeoutMs int64
+}
+
+// wire returns the request's wire.HTTPRequest, unchecked but for the body's members.
+func (r *Request) wire() (*wire.HTTPRequest, error) {
+	w := &wire.HTTPRequest{URL: r.URL, Headers: r.Headers, FollowRedirects: r.FollowRedirects}
+	if r.Method != "" {
+		w.Method = &r.Method
+	}
+	if r.Body != nil {
+		b, err := r.Body.wire()
+		if err != nil {
+			return nil, err
+		}
+		w.Body = b
+	}
+	if r.Output != nil {
+		w.Output = r.Output.wire()
+	}
+	if r.TimeoutMs != 0 {
+		w.TimeoutMS = json.Number(strconv.FormatInt(r.TimeoutMs, 10))
+	}
+	return w, nil
+}
+
+// requestFrom reads a wire.HTTPRequest, checking the body, the output and the timeout.
+func requestFrom(w *wire.HTTPRequest) (*Request, error) {
+	r := &Request{URL: w.URL, Headers: w.Headers, FollowRedirects: w.FollowRedirects}
+	if w.Method != nil {
+		r.Method = *w.Method
+	}
+	if w.Body != nil {
+		b, err := bodyFrom(w.Body)
+		if err != nil {
+			return nil, err
+		}
+		r.Body = b
+	}
+	if w.Output != nil {
+		o, err := outputFrom(w.Output)
+		if err != nil {
+			return nil, err
+		}
+		r.Output = o
+	}
+	if w.TimeoutMS != "" {
+		ms, err := w.TimeoutMS.Int64()
+		if err != nil {
+			return nil, fmt.Errorf("sdk: http request: %w: timeout_ms %s is not a whole number", ErrInvalidMessage, w.TimeoutMS)
+		}
+		r.TimeoutMs = ms
+	}
+	return r, nil
+}
+
+// MarshalJSON writes the request as a wire.HTTPRequest, unchecked (Encode checks it).
+func (r Request) MarshalJSON() ([]byte, error) {
+	w, err := r.wire()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads a wire.HTTPRequest (ParseRequest also refuses unknown members).
+func (r *Request) UnmarshalJSON(data []byte) error {
+	var w wire.HTTPRequest
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	out, err := requestFrom(&w)
+	if err != nil {
+		return err
+	}
+	*r = *out
+	return nil
 }
 
 // Encode checks the request and returns the JSON the host reads. Header names are lower-cased;
@@ -227,7 +353,7 @@ func (r *Request) Encode() ([]byte, error) {
 	if r.URL == "" {
 		return nil, &Error{Kind: KindInvalidRequest, Message: "url is empty"}
 	}
-	if r.Method != "" && !httpMethods[r.Method] {
+	if r.Method != "" && !wire.ValidHTTPMethod(r.Method) {
 		return nil, &Error{Kind: KindInvalidRequest, Message: fmt.Sprintf("method %q is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS", r.Method)}
 	}
 	if r.TimeoutMs < 0 {
@@ -238,7 +364,10 @@ func (r *Request) Encode() ([]byte, error) {
 			return nil, &Error{Kind: KindInvalidRequest, Message: err.Error()}
 		}
 	}
-	w := *r
+	w, err := r.wire()
+	if err != nil {
+		return nil, &Error{Kind: KindInvalidRequest, Message: err.Error()}
+	}
 	if len(r.Headers) > 0 {
 		w.Headers = make(map[string]string, len(r.Headers))
 		for k, v := range r.Headers {
@@ -249,8 +378,7 @@ func (r *Request) Encode() ([]byte, error) {
 			w.Headers[lk] = v
 		}
 	}
-	type plain Request
-	b, err := json.Marshal(plain(w))
+	b, err := json.Marshal(w)
 	if err != nil {
 		return nil, &Error{Kind: KindInvalidRequest, Message: err.Error()}
 	}
@@ -262,42 +390,71 @@ func (r *Request) Encode() ([]byte, error) {
 
 // ParseRequest reads a request as the host would: only the documented fields, a URL present.
 func ParseRequest(b []byte) (*Request, error) {
-	type plain Request
-	var p plain
-	if err := strictUnmarshal(b, &p); err != nil {
+	var w wire.HTTPRequest
+	if err := strictUnmarshal(b, &w); err != nil {
 		return nil, fmt.Errorf("sdk: http request: %w: %v", ErrInvalidMessage, err)
 	}
-	r := Request(p)
+	r, err := requestFrom(&w)
+	if err != nil {
+		return nil, err
+	}
 	if r.URL == "" {
 		return nil, fmt.Errorf("sdk: http request: %w: url is missing", ErrInvalidMessage)
 	}
-	return &r, nil
+	return r, nil
 }
 
 // Response is a completed HTTP exchange.
 type Response struct {
-	Status  int               `json:"status"`
-	Headers map[string]string `json:"headers"`
-	Body    ResponseBody      `json:"body"`
+	Status  int
+	Headers map[string]string
+	Body    ResponseBody
+}
+
+func (r *Response) wire() (*wire.HTTPResponse, error) {
+	b, err := r.Body.wire()
+	if err != nil {
+		return nil, err
+	}
+	return &wire.HTTPResponse{Status: r.Status, Headers: r.Headers, Body: *b}, nil
+}
+
+// responseFrom reads a wire.HTTPResponse, requiring its body; missing headers read as none.
+func responseFrom(w *wire.HTTPResponse) (*Response, error) {
+	b, err := responseBodyFrom(&w.Body)
+	if err != nil {
+		return nil, err
+	}
+	r := &Response{Status: w.Status, Headers: w.Headers, Body: *b}
+	if r.Headers == nil {
+		r.Headers = map[string]string{}
+	}
+	return r, nil
+}
+
+// MarshalJSON writes the response as the host sends it, a wire.HTTPResponse.
+func (r Response) MarshalJSON() ([]byte, error) {
+	w, err := r.wire()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(w)
 }
 
 // UnmarshalJSON reads a response, requiring its status and body; missing headers read as none.
 func (r *Response) UnmarshalJSON(data []byte) error {
-	var w struct {
-		Status  *int              `json:"status"`
-		Headers map[string]string `json:"headers"`
-		Body    *ResponseBody     `json:"body"`
-	}
+	var w wire.HTTPResponse
 	if err := strictUnmarshal(data, &w); err != nil {
 		return fmt.Errorf("sdk: response: %w: %v", ErrInvalidMessage, err)
 	}
-	if w.Status == nil || w.Body == nil {
-		return fmt.Errorf("sdk: response: %w: status and body are required", ErrInvalidMessage)
+	if w.Status == 0 {
+		return fmt.Errorf("sdk: response: %w: status is missing or 0", ErrInvalidMessage)
 	}
-	if w.Headers == nil {
-		w.Headers = map[string]string{}
+	out, err := responseFrom(&w)
+	if err != nil {
+		return err
 	}
-	*r = Response{Status: *w.Status, Headers: w.Headers, Body: *w.Body}
+	*r = *out
 	return nil
 }
 
@@ -310,68 +467,74 @@ type ResponseBody struct {
 	Bytes int64
 }
 
-type responseBodyWire struct {
-	Type  string  `json:"type"`
-	Text  *string `json:"text,omitempty"`
-	Path  string  `json:"path,omitempty"`
-	Bytes *int64  `json:"bytes,omitempty"`
-}
-
-// MarshalJSON writes {"type":"inline","text":…} or {"type":"file","path":…,"bytes":…}.
-func (b ResponseBody) MarshalJSON() ([]byte, error) {
+func (b *ResponseBody) wire() (*wire.HTTPResponseBody, error) {
 	switch b.Type {
 	case OutputInline:
-		return json.Marshal(responseBodyWire{Type: b.Type, Text: &b.Text})
+		return &wire.HTTPResponseBody{Type: b.Type, Text: &b.Text}, nil
 	case OutputFile:
 		if b.Path == "" || b.Bytes < 0 {
 			return nil, fmt.Errorf("sdk: response body: %w: file body needs a path and a size", ErrInvalidMessage)
 		}
-		return json.Marshal(responseBodyWire{Type: b.Type, Path: b.Path, Bytes: &b.Bytes})
+		return &wire.HTTPResponseBody{Type: b.Type, Path: b.Path, Bytes: &b.Bytes}, nil
 	}
 	return nil, fmt.Errorf("sdk: response body: %w: unknown type %q", ErrInvalidMessage, b.Type)
 }
 
+func responseBodyFrom(w *wire.HTTPResponseBody) (*ResponseBody, error) {
+	switch {
+	case w.Type == OutputInline && w.Text != nil && w.Path == "" && w.Bytes == nil:
+		return &ResponseBody{Type: w.Type, Text: *w.Text}, nil
+	case w.Type == OutputFile && w.Path != "" && w.Bytes != nil && *w.Bytes >= 0 && w.Text == nil:
+		return &ResponseBody{Type: w.Type, Path: w.Path, Bytes: *w.Bytes}, nil
+	}
+	return nil, fmt.Errorf("sdk: response body: %w: want an inline body with text or a file body with path and bytes", ErrInvalidMessage)
+}
+
+// MarshalJSON writes {"type":"inline","text":…} or {"type":"file","path":…,"bytes":…}.
+func (b ResponseBody) MarshalJSON() ([]byte, error) {
+	w, err := b.wire()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(w)
+}
+
 // UnmarshalJSON reads an inline or file response body.
 func (b *ResponseBody) UnmarshalJSON(data []byte) error {
-	var w responseBodyWire
+	var w wire.HTTPResponseBody
 	if err := strictUnmarshal(data, &w); err != nil {
 		return fmt.Errorf("sdk: response body: %w: %v", ErrInvalidMessage, err)
 	}
-	switch {
-	case w.Type == OutputInline && w.Text != nil && w.Path == "" && w.Bytes == nil:
-		*b = ResponseBody{Type: w.Type, Text: *w.Text}
-	case w.Type == OutputFile && w.Path != "" && w.Bytes != nil && *w.Bytes >= 0 && w.Text == nil:
-		*b = ResponseBody{Type: w.Type, Path: w.Path, Bytes: *w.Bytes}
-	default:
-		return fmt.Errorf("sdk: response body: %w: want an inline body with text or a file body with path and bytes", ErrInvalidMessage)
+	out, err := responseBodyFrom(&w)
+	if err != nil {
+		return err
 	}
+	*b = *out
 	return nil
 }
 
-// answer is the host's reply: exactly one of ok and error.
-type answer struct {
-	OK    *Response `json:"ok,omitempty"`
-	Error *Error    `json:"error,omitempty"`
-}
-
-// DecodeAnswer reads the host's reply to a request: the response, or the *Error the host
-// reported. A reply of any other shape is an *Error of kind abi.
+// DecodeAnswer reads the host's reply to a request (a wire.HTTPAnswer): the response, or the
+// *Error the host reported. A reply of any other shape is an *Error of kind abi.
 func DecodeAnswer(b []byte) (*Response, error) {
-	var a answer
+	var a wire.HTTPAnswer
 	if err := strictUnmarshal(b, &a); err != nil {
 		return nil, &Error{Kind: KindABI, Message: "the host's answer is malformed: " + clip(err.Error(), 200)}
 	}
 	switch {
 	case a.OK != nil && a.Error == nil:
-		if a.OK.Status < 100 || a.OK.Status > 999 {
-			return nil, &Error{Kind: KindABI, Message: fmt.Sprintf("the host's answer has status %d", a.OK.Status)}
+		resp, err := responseFrom(a.OK)
+		if err != nil {
+			return nil, &Error{Kind: KindABI, Message: "the host's answer is malformed: " + clip(err.Error(), 200)}
 		}
-		return a.OK, nil
+		if resp.Status < 100 || resp.Status > 999 {
+			return nil, &Error{Kind: KindABI, Message: fmt.Sprintf("the host's answer has status %d", resp.Status)}
+		}
+		return resp, nil
 	case a.Error != nil && a.OK == nil:
 		if a.Error.Kind == "" {
 			return nil, &Error{Kind: KindABI, Message: "the host's error answer has no kind"}
 		}
-		return nil, a.Error
+		return nil, &Error{Kind: ErrorKind(a.Error.Kind), Message: a.Error.Message}
 	}
 	return nil, &Error{Kind: KindABI, Message: `the host's answer must hold exactly one of "ok" and "error"`}
 }
@@ -382,7 +545,17 @@ func EncodeAnswer(resp *Response, herr *Error) ([]byte, error) {
 	if (resp == nil) == (herr == nil) {
 		return nil, fmt.Errorf("sdk: answer: %w: want exactly one of a response and an error", ErrInvalidMessage)
 	}
-	return json.Marshal(answer{OK: resp, Error: herr})
+	var a wire.HTTPAnswer
+	if herr != nil {
+		a.Error = herr.wire()
+	} else {
+		w, err := resp.wire()
+		if err != nil {
+			return nil, err
+		}
+		a.OK = w
+	}
+	return json.Marshal(a)
 }
 
 // transport is the pair of subako_http imports, so that the two-step exchange can be tested
@@ -445,11 +618,11 @@ func exchange(t transport, req []byte) ([]byte, error) {
 
 func abiCode(rc int32) string {
 	switch rc {
-	case -1:
+	case wire.ABIOutOfBounds:
 		return "the memory range is outside guest memory (-1)"
-	case -2:
+	case wire.ABINothingHeld:
 		return "the host holds no answer (-2)"
-	case -3:
+	case wire.ABILengthMismatch:
 		return "the length does not match the held answer (-3)"
 	}
 	return fmt.Sprintf("unexpected return value %d", rc)

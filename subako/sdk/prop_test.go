@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobako/kobako/subako/wire"
+
 	"pgregory.net/rapid"
 )
 
@@ -245,9 +247,38 @@ func TestPropServeAnyLine(t *testing.T) {
 		if bytes.ContainsRune(out, '\n') || !json.Valid(out) {
 			t.Fatalf("answer to %q is not one JSON line: %s", line, out)
 		}
-		var m rpcOut
+		var m wire.Response
 		if err := json.Unmarshal(out, &m); err != nil || m.JSONRPC != "2.0" || (m.Result == nil) == (m.Error == nil) {
 			t.Fatalf("answer to %q is not a JSON-RPC response: %s", line, out)
 		}
+	})
+}
+
+// TestPropWireForms checks that the JSON methods of the HTTP types, which go through subako/wire,
+// round-trip: encoding/json reads back what it writes.
+func TestPropWireForms(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := Request{
+			Method:    rapid.SampledFrom([]string{"", "GET", "POST"}).Draw(t, "method"),
+			URL:       rapid.String().Draw(t, "url"),
+			TimeoutMs: rapid.Int64().Draw(t, "timeout"),
+		}
+		if h := rapid.MapOf(rapid.String(), rapid.String()).Draw(t, "headers"); len(h) > 0 {
+			r.Headers = h
+		}
+		if rapid.Bool().Draw(t, "hasBody") {
+			r.Body = genBody().Draw(t, "body")
+		}
+		if rapid.Bool().Draw(t, "hasOutput") {
+			r.Output = FileOutput("/volume/tmp/" + rapid.StringN(1, 20, -1).Draw(t, "out"))
+		}
+		if rapid.Bool().Draw(t, "hasFollow") {
+			r.FollowRedirects = new(rapid.Bool().Draw(t, "follow"))
+		}
+		roundTrip(t, r)
+		roundTrip(t, Error{Kind: ErrorKind(rapid.String().Draw(t, "kind")), Message: rapid.String().Draw(t, "msg")})
+		resp := Response{Status: rapid.IntRange(1, 999).Draw(t, "status"), Headers: rapid.MapOf(rapid.String(), rapid.String()).Draw(t, "rh"),
+			Body: ResponseBody{Type: OutputInline, Text: rapid.String().Draw(t, "text")}}
+		roundTrip(t, resp)
 	})
 }

@@ -9,20 +9,22 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/kobako/kobako/subako/wire"
 )
 
 // Content block types that ABI 1 hosts read.
 const (
-	ContentText         = "text"
-	ContentImage        = "image"
-	ContentResourceLink = "resource_link"
+	ContentText         = wire.ContentText
+	ContentImage        = wire.ContentImage
+	ContentResourceLink = wire.ContentResourceLink
 )
 
 // VolumeRoot is where the session volume is mounted in the guest, and VolumeScheme prefixes the
 // URIs of files beneath it.
 const (
 	VolumeRoot   = "/volume"
-	VolumeScheme = "volume:///"
+	VolumeScheme = wire.VolumeScheme
 )
 
 // Content is one MCP content block: text, an image carried inline, or a link to a resource. Build
@@ -106,23 +108,15 @@ func VolumePath(uri string) (string, error) {
 	return VolumeRoot + "/" + strings.Join(segs, "/"), nil
 }
 
-type contentWire struct {
-	Type     string  `json:"type"`
-	Text     *string `json:"text,omitempty"`
-	Data     *string `json:"data,omitempty"`
-	MimeType string  `json:"mimeType,omitempty"`
-	URI      string  `json:"uri,omitempty"`
-	Name     *string `json:"name,omitempty"`
-}
-
 // MarshalJSON writes the block's MCP form.
 func (c Content) MarshalJSON() ([]byte, error) {
 	return c.appendJSON(nil)
 }
 
-// UnmarshalJSON reads a text, image or resource_link block and refuses any other type.
+// UnmarshalJSON reads a text, image or resource_link block (a wire.Content) and refuses any other
+// type, or a block with a member its type does not use.
 func (c *Content) UnmarshalJSON(b []byte) error {
-	var w contentWire
+	var w wire.Content
 	if err := strictUnmarshal(b, &w); err != nil {
 		return fmt.Errorf("sdk: content block: %w: %v", ErrInvalidContent, err)
 	}
@@ -166,24 +160,16 @@ type Result struct {
 	IsError           bool
 }
 
-type resultWire struct {
-	ResultType        string          `json:"resultType"`
-	Content           []Content       `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	IsError           bool            `json:"isError,omitempty"`
-	Meta              json.RawMessage `json:"_meta,omitempty"`
-}
-
 // MarshalJSON writes the result with resultType "complete", an empty content array rather than
 // null, and refuses structured content that is not a JSON object.
 func (r Result) MarshalJSON() ([]byte, error) {
 	return r.appendJSON(nil, nil)
 }
 
-// UnmarshalJSON reads a CallToolResult, refusing a resultType other than "complete" (a missing
-// one reads as complete, as MCP says).
+// UnmarshalJSON reads a CallToolResult (a wire.CallToolResult), refusing a resultType other than
+// "complete" (a missing one reads as complete, as MCP says) and any block Content refuses.
 func (r *Result) UnmarshalJSON(b []byte) error {
-	var w resultWire
+	var w wire.CallToolResult
 	if err := strictUnmarshal(b, &w); err != nil {
 		return fmt.Errorf("sdk: result: %w: %v", ErrInvalidMessage, err)
 	}
@@ -204,7 +190,13 @@ func (r *Result) UnmarshalJSON(b []byte) error {
 		}
 		sc = buf.Bytes()
 	}
-	*r = Result{Content: w.Content, StructuredContent: sc, IsError: w.IsError}
+	content := make([]Content, len(w.Content))
+	for i, raw := range w.Content {
+		if err := content[i].UnmarshalJSON(raw); err != nil {
+			return fmt.Errorf("sdk: result: %w: %v", ErrInvalidMessage, err)
+		}
+	}
+	*r = Result{Content: content, StructuredContent: sc, IsError: w.IsError}
 	return nil
 }
 

@@ -12,26 +12,29 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/kobako/kobako/subako/wire"
 )
 
 // Protocol constants of ABI 1: the MCP revision it speaks and the wire names it uses.
 const (
-	ABI             = 1
-	ProtocolVersion = "2026-07-28"
+	ABI             = wire.ABI
+	ProtocolVersion = wire.ProtocolVersion
 	// ManifestFlag is the argument that makes Run print the manifest instead of serving.
 	ManifestFlag = "--subako-manifest"
 
-	MethodDiscover  = "server/discover"
-	MethodToolsList = "tools/list"
-	MethodToolsCall = "tools/call"
+	MethodDiscover  = wire.MethodDiscover
+	MethodToolsList = wire.MethodToolsList
+	MethodToolsCall = wire.MethodToolsCall
 
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
+	MetaProtocolVersion    = wire.MetaProtocolVersion
+	MetaClientCapabilities = wire.MetaClientCapabilities
+	MetaClientInfo         = wire.MetaClientInfo
+	MetaServerInfo         = wire.MetaServerInfo
 
 	// ResultComplete is the resultType of every answer an ABI 1 module gives.
-	ResultComplete = "complete"
+	ResultComplete = wire.ResultComplete
 	// ListTTLMillis is how long discovery and tool lists may be cached: a module's tools never
 	// change, so a day.
 	ListTTLMillis = 86_400_000
@@ -39,12 +42,12 @@ const (
 
 // JSON-RPC and MCP error codes the loop answers with.
 const (
-	CodeParseError                 = -32700
-	CodeInvalidRequest             = -32600
-	CodeMethodNotFound             = -32601
-	CodeInvalidParams              = -32602
-	CodeInternalError              = -32603
-	CodeUnsupportedProtocolVersion = -32022
+	CodeParseError                 = wire.CodeParseError
+	CodeInvalidRequest             = wire.CodeInvalidRequest
+	CodeMethodNotFound             = wire.CodeMethodNotFound
+	CodeInvalidParams              = wire.CodeInvalidParams
+	CodeInternalError              = wire.CodeInternalError
+	CodeUnsupportedProtocolVersion = wire.CodeUnsupportedProtocolVersion
 )
 
 // Defaults for a Package's knobs.
@@ -55,7 +58,7 @@ const (
 	DefaultMaxRequestBytes = 32 << 20
 	// MaxResponseBytes is what the host reads from stdout in one call, newline included; a tool
 	// result that would be larger is replaced by an isError result saying so.
-	MaxResponseBytes = 1 << 20
+	MaxResponseBytes = wire.MaxStdoutBytes
 )
 
 // Package is an ABI 1 function package: its manifest fields, its tools, and the knobs of its stdio
@@ -75,12 +78,8 @@ type Package struct {
 	MaxRequestBytes int
 }
 
-// Manifest is the content of subako-package.json.
-type Manifest struct {
-	ABI         int    `json:"abi"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-}
+// Manifest is the content of subako-package.json (wire.Manifest).
+type Manifest = wire.Manifest
 
 // ParseManifest reads subako-package.json, refusing unknown fields, an abi other than 1 and an
 // empty name.
@@ -304,42 +303,42 @@ func newServer(p *Package, log io.Writer) *server {
 	if version == "" {
 		version = "0.0.0"
 	}
-	s.info = serverInfoMeta(p.Name, version)
+	s.info = wire.AppendServerInfoMeta(nil, p.Name, version)
 	return s
 }
 
-type rpcIn struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  *string         `json:"method"`
-	Params  json.RawMessage `json:"params"`
-}
-
-type rpcOut struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  any             `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
-}
-
-type rpcError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-	Data    any    `json:"data,omitempty"`
-}
-
-var nullID = json.RawMessage("null")
-
-func encodeError(id json.RawMessage, code int, msg string, data any) []byte {
+func encodeError(id json.RawMessage, code int64, msg string, data json.RawMessage) []byte {
 	if id == nil {
-		id = nullID
+		id = json.RawMessage("null")
 	}
-	b, err := json.Marshal(rpcOut{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg, Data: data}})
+	b, err := json.Marshal(wire.Response{JSONRPC: wire.Version, ID: id, Error: &wire.ErrorObject{Code: code, Message: msg, Data: data}})
 	if err != nil {
-		// Only data could fail to encode, and the loop passes plain values; keep the answer anyway.
-		b, _ = json.Marshal(rpcOut{JSONRPC: "2.0", ID: id, Error: &rpcError{Code: code, Message: msg}})
+		// Only data could fail to encode, and the loop passes valid JSON; keep the answer anyway.
+		b, _ = json.Marshal(wire.Response{JSONRPC: wire.Version, ID: id, Error: &wire.ErrorObject{Code: code, Message: msg}})
 	}
 	return b
+}
+
+// member decodes one member of a message kept raw by wire.Message; an absent member leaves v as it
+// is, as encoding/json would.
+func member(raw json.RawMessage, v any) error {
+	if raw == nil {
+		return nil
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// plainString returns the string a raw JSON string holds when it needs no unescaping, which is
+// every jsonrpc and method member a host writes, so that reading them costs no decoder.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	in := raw[1 : len(raw)-1]
+	if bytes.IndexByte(in, '\\') >= 0 || bytes.IndexByte(in, '"') >= 0 || !utf8.Valid(in) {
+		return "", false
+	}
+	return string(in), true
 }
 
 // handle answers one line, or returns nil for a notification.
@@ -351,8 +350,26 @@ func (s *server) handle(ctx context.Context, line []byte) ([]byte, error) {
 	if trimmed[0] != '{' {
 		return encodeError(nil, CodeInvalidRequest, "message is not a JSON object (batches are not supported)", nil), nil
 	}
-	var m rpcIn
-	if err := json.Unmarshal(trimmed, &m); err != nil {
+	var m wire.Request
+	var version string
+	var method *string
+	err := json.Unmarshal(trimmed, &m)
+	if err == nil {
+		var ok bool
+		if version, ok = plainString(m.JSONRPC); !ok {
+			if err = member(m.JSONRPC, &version); err != nil {
+				err = fmt.Errorf("jsonrpc: %w", err)
+			}
+		}
+		if name, ok := plainString(m.Method); ok {
+			method = &name
+		} else if err == nil {
+			if err = member(m.Method, &method); err != nil {
+				err = fmt.Errorf("method: %w", err)
+			}
+		}
+	}
+	if err != nil {
 		return encodeError(nil, CodeInvalidRequest, "malformed message: "+err.Error(), nil), nil
 	}
 	if m.ID == nil {
@@ -361,22 +378,22 @@ func (s *server) handle(ctx context.Context, line []byte) ([]byte, error) {
 	if !validID(m.ID) {
 		return encodeError(nil, CodeInvalidRequest, "id must be a string or a number", nil), nil
 	}
-	if m.JSONRPC != "2.0" {
+	if version != wire.Version {
 		return encodeError(m.ID, CodeInvalidRequest, `jsonrpc must be "2.0"`, nil), nil
 	}
-	if m.Method == nil {
+	if method == nil {
 		return encodeError(m.ID, CodeInvalidRequest, "message has an id but no method; this server sends no requests to answer", nil), nil
 	}
-	switch *m.Method {
+	switch *method {
 	case MethodDiscover, MethodToolsList, MethodToolsCall:
 	default:
-		return encodeError(m.ID, CodeMethodNotFound, fmt.Sprintf("method %q not found", *m.Method), nil), nil
+		return encodeError(m.ID, CodeMethodNotFound, fmt.Sprintf("method %q not found", *method), nil), nil
 	}
 	params, rerr := checkParams(m.Params)
 	if rerr != nil {
 		return encodeError(m.ID, rerr.Code, rerr.Message, rerr.Data), nil
 	}
-	if *m.Method != MethodToolsCall && !s.validated {
+	if *method != MethodToolsCall && !s.validated {
 		// The schemas are checked the first time a request shows them, not at start.
 		if err := s.p.Validate(); err != nil {
 			return nil, err
@@ -384,7 +401,7 @@ func (s *server) handle(ctx context.Context, line []byte) ([]byte, error) {
 		s.validated = true
 	}
 	var result any
-	switch *m.Method {
+	switch *method {
 	case MethodDiscover:
 		result = s.discover()
 	case MethodToolsList:
@@ -395,7 +412,7 @@ func (s *server) handle(ctx context.Context, line []byte) ([]byte, error) {
 	if rerr != nil {
 		return encodeError(m.ID, rerr.Code, rerr.Message, rerr.Data), nil
 	}
-	b, err := json.Marshal(rpcOut{JSONRPC: "2.0", ID: m.ID, Result: result})
+	b, err := json.Marshal(wire.Response{JSONRPC: wire.Version, ID: m.ID, Result: result})
 	if err != nil {
 		return encodeError(m.ID, CodeInternalError, "cannot encode the answer: "+err.Error(), nil), nil
 	}
@@ -412,106 +429,96 @@ func validID(id json.RawMessage) bool {
 	return false
 }
 
+// The members of params the loop reads (wire.CallToolParams, wire.ListToolsParams). The loop reads
+// params as a map of raw members rather than into those types, so that it can tell an absent member
+// from a badly typed one and answer each with its own error.
+const (
+	paramMeta      = "_meta"
+	paramName      = "name"
+	paramArguments = "arguments"
+	paramCursor    = "cursor"
+)
+
 // checkParams requires params to be an object whose _meta names the protocol revision this SDK
 // speaks and carries client capabilities, as stateless MCP requires of every request.
-func checkParams(raw json.RawMessage) (map[string]json.RawMessage, *rpcError) {
+func checkParams(raw json.RawMessage) (map[string]json.RawMessage, *wire.ErrorObject) {
 	var params map[string]json.RawMessage
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &params) != nil {
-		return nil, &rpcError{Code: CodeInvalidParams, Message: "params must be an object carrying _meta"}
+		return nil, &wire.ErrorObject{Code: CodeInvalidParams, Message: "params must be an object carrying _meta"}
 	}
 	var meta map[string]json.RawMessage
-	if m, ok := params["_meta"]; !ok || len(m) == 0 || m[0] != '{' || json.Unmarshal(m, &meta) != nil {
-		return nil, &rpcError{Code: CodeInvalidParams, Message: "params._meta must be an object"}
+	if m, ok := params[paramMeta]; !ok || len(m) == 0 || m[0] != '{' || json.Unmarshal(m, &meta) != nil {
+		return nil, &wire.ErrorObject{Code: CodeInvalidParams, Message: "params._meta must be an object"}
 	}
 	var version string
 	if v, ok := meta[MetaProtocolVersion]; !ok || json.Unmarshal(v, &version) != nil {
-		return nil, &rpcError{Code: CodeInvalidParams, Message: "params._meta is missing the string " + MetaProtocolVersion}
+		return nil, &wire.ErrorObject{Code: CodeInvalidParams, Message: "params._meta is missing the string " + MetaProtocolVersion}
 	}
 	if version != ProtocolVersion {
-		return nil, &rpcError{Code: CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version",
-			Data: map[string]any{"supported": []string{ProtocolVersion}, "requested": version}}
+		data, _ := json.Marshal(wire.UnsupportedVersionData{Supported: []string{ProtocolVersion}, Requested: version})
+		return nil, &wire.ErrorObject{Code: CodeUnsupportedProtocolVersion, Message: "Unsupported protocol version", Data: data}
 	}
 	if c, ok := meta[MetaClientCapabilities]; !ok || len(c) == 0 || c[0] != '{' {
-		return nil, &rpcError{Code: CodeInvalidParams, Message: "params._meta is missing the object " + MetaClientCapabilities}
+		return nil, &wire.ErrorObject{Code: CodeInvalidParams, Message: "params._meta is missing the object " + MetaClientCapabilities}
 	}
 	return params, nil
 }
 
-type discoverResult struct {
-	ResultType        string          `json:"resultType"`
-	SupportedVersions []string        `json:"supportedVersions"`
-	Capabilities      map[string]any  `json:"capabilities"`
-	Instructions      string          `json:"instructions,omitempty"`
-	TTLMs             int64           `json:"ttlMs"`
-	CacheScope        string          `json:"cacheScope"`
-	Meta              json.RawMessage `json:"_meta"`
-}
-
-func (s *server) discover() discoverResult {
-	return discoverResult{
+func (s *server) discover() wire.DiscoverResult {
+	return wire.DiscoverResult{
 		ResultType:        ResultComplete,
 		SupportedVersions: []string{ProtocolVersion},
-		Capabilities:      map[string]any{"tools": struct{}{}},
+		Capabilities:      wire.Capabilities{Tools: json.RawMessage(`{}`)},
 		Instructions:      s.p.Instructions,
 		TTLMs:             ListTTLMillis,
-		CacheScope:        "public",
+		CacheScope:        wire.CacheScopePublic,
 		Meta:              s.info,
 	}
 }
 
 // ToolInfo is a tool as tools/list describes it.
-type ToolInfo struct {
-	Name         string          `json:"name"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-}
+type ToolInfo = wire.Tool
 
 func (t ToolDef) info() ToolInfo {
 	return ToolInfo{Name: t.name, Description: t.description, InputSchema: t.InputSchema(), OutputSchema: t.OutputSchema()}
 }
 
-type listResult struct {
-	ResultType string          `json:"resultType"`
-	Tools      []ToolInfo      `json:"tools"`
-	NextCursor string          `json:"nextCursor,omitempty"`
-	TTLMs      int64           `json:"ttlMs"`
-	CacheScope string          `json:"cacheScope"`
-	Meta       json.RawMessage `json:"_meta"`
-}
-
 // list answers one page. The cursor is the decimal index of the page's first tool: opaque to the
 // client, and checked here because it comes back from outside.
-func (s *server) list(params map[string]json.RawMessage) (listResult, *rpcError) {
+func (s *server) list(params map[string]json.RawMessage) (*wire.ListToolsResult, *wire.ErrorObject) {
 	start := 0
-	if raw, ok := params["cursor"]; ok && string(raw) != "null" {
+	if raw, ok := params[paramCursor]; ok && string(raw) != "null" {
 		var c string
 		if json.Unmarshal(raw, &c) != nil {
-			return listResult{}, &rpcError{Code: CodeInvalidParams, Message: "cursor must be a string"}
+			return nil, &wire.ErrorObject{Code: CodeInvalidParams, Message: "cursor must be a string"}
 		}
 		n, err := strconv.Atoi(c)
 		if err != nil || n <= 0 || n >= len(s.p.Tools) || strconv.Itoa(n) != c {
-			return listResult{}, &rpcError{Code: CodeInvalidParams, Message: fmt.Sprintf("cursor %q was not given by this server", clip(c, 64))}
+			return nil, &wire.ErrorObject{Code: CodeInvalidParams, Message: fmt.Sprintf("cursor %q was not given by this server", clip(c, 64))}
 		}
 		start = n
 	}
 	end := min(start+s.p.pageSize(), len(s.p.Tools))
-	r := listResult{ResultType: ResultComplete, TTLMs: ListTTLMillis, CacheScope: "public", Meta: s.info}
+	r := &wire.ListToolsResult{ResultType: ResultComplete, Tools: make([]json.RawMessage, 0, end-start), TTLMs: ListTTLMillis, CacheScope: wire.CacheScopePublic, Meta: s.info}
 	for _, t := range s.p.Tools[start:end] {
-		r.Tools = append(r.Tools, t.info())
+		b, err := json.Marshal(t.info())
+		if err != nil {
+			return nil, &wire.ErrorObject{Code: CodeInternalError, Message: fmt.Sprintf("tool %q cannot be listed: %v", t.name, err)}
+		}
+		r.Tools = append(r.Tools, b)
 	}
 	if end < len(s.p.Tools) {
-		r.NextCursor = strconv.Itoa(end)
+		r.NextCursor = new(strconv.Itoa(end))
 	}
 	return r, nil
 }
 
 func (s *server) call(ctx context.Context, id json.RawMessage, params map[string]json.RawMessage) []byte {
 	var name string
-	if raw, ok := params["name"]; !ok || json.Unmarshal(raw, &name) != nil {
+	if raw, ok := params[paramName]; !ok || json.Unmarshal(raw, &name) != nil {
 		return encodeError(id, CodeInvalidParams, "params.name must be a string", nil)
 	}
-	args := params["arguments"]
+	args := params[paramArguments]
 	if a := bytes.TrimSpace(args); len(a) > 0 && a[0] != '{' && string(a) != "null" {
 		return encodeError(id, CodeInvalidParams, "params.arguments must be an object", nil)
 	}
@@ -539,8 +546,8 @@ func (s *server) call(ctx context.Context, id json.RawMessage, params map[string
 }
 
 func (s *server) encodeCall(id json.RawMessage, r *Result) ([]byte, error) {
-	b := append(make([]byte, 0, 256), `{"jsonrpc":"2.0","id":`...)
-	b, err := appendRaw(b, id)
+	b := append(make([]byte, 0, 256), `{"jsonrpc":"`+wire.Version+`","id":`...)
+	b, err := wire.AppendRaw(b, id)
 	if err != nil {
 		return nil, err
 	}

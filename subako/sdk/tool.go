@@ -8,16 +8,18 @@ import (
 	"reflect"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/kobako/kobako/subako/wire"
 )
 
 // ABI 1's limits on what tools/list may describe.
 const (
-	MaxTools             = 64
-	MaxToolNameLen       = 64
-	MaxDescriptionRunes  = 1024
-	MaxSchemaBytes       = 64 << 10
-	MaxAllToolsBytes     = 256 << 10
-	MaxToolsListPages    = 16
+	MaxTools             = wire.MaxTools
+	MaxToolNameLen       = wire.MaxToolNameLen
+	MaxDescriptionRunes  = wire.MaxToolDescChars
+	MaxSchemaBytes       = wire.MaxSchemaBytes
+	MaxAllToolsBytes     = wire.MaxToolsTotalBytes
+	MaxToolsListPages    = wire.MaxToolsPages
 	maxArgumentsErrorLen = 512
 )
 

@@ -11,28 +11,15 @@ import (
 	"github.com/kobako/kobako/zeroclaw/internal/sjson"
 )
 
-// fixtureManifest is the reference fixture's manifest
-// (spec/reference-fixture-manifest.toml).
-const fixtureManifest = `name = "tool-fixture"
-version = "0.0.0"
-wasm_path = "tool-fixture.wasm"
-capabilities = ["tool"]
-permissions = ["config_read"]
-
-[config_schema]
-"$schema" = "https://json-schema.org/draft/2020-12/schema"
-type = "object"
-additionalProperties = false
-
-[config_schema.properties.label]
-type = "string"
-
-[config_schema.properties.max_len]
-type = "integer"
-
-[config_schema.properties.uppercase]
-type = "boolean"
-`
+// fixtureManifest is the reference fixture's manifest (spec/reference-fixture-manifest.toml), read from the one copy in
+// zeroclaw/testdata/tool-fixture so that every package's tests agree on it.
+var fixtureManifest = func() string {
+	b, err := os.ReadFile("../testdata/tool-fixture/manifest.toml")
+	if err != nil {
+		panic("the reference fixture manifest is missing: " + err.Error())
+	}
+	return string(b)
+}()
 
 func TestParse_ReferenceFixture(t *testing.T) {
 	m, err := Parse([]byte(fixtureManifest))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,27 +14,15 @@ import (
 	"github.com/kobako/kobako/zeroclaw/signature"
 )
 
-// fixtureManifest is the reference tool-fixture's manifest with the wasm file swapped in.
-const fixtureManifest = `name = "tool-fixture"
-version = "0.0.0"
-wasm_path = "plugin.wasm"
-capabilities = ["tool"]
-permissions = ["config_read"]
-
-[config_schema]
-"$schema" = "https://json-schema.org/draft/2020-12/schema"
-type = "object"
-additionalProperties = false
-
-[config_schema.properties.label]
-type = "string"
-
-[config_schema.properties.max_len]
-type = "integer"
-
-[config_schema.properties.uppercase]
-type = "boolean"
-`
+// fixtureManifest is the reference tool-fixture's manifest with the wasm file swapped in, read from the one copy in
+// zeroclaw/testdata/tool-fixture so that every package's tests agree on it.
+var fixtureManifest = func() string {
+	b, err := os.ReadFile("../testdata/tool-fixture/manifest.toml")
+	if err != nil {
+		panic("the reference fixture manifest is missing: " + err.Error())
+	}
+	return strings.Replace(string(b), "wasm_path = \"tool-fixture.wasm\"", "wasm_path = \"plugin.wasm\"", 1)
+}()
 
 // secretManifest admits a tool with a public and an x-secret property.
 func secretManifest(name, capability string) string {

@@ -2,19 +2,16 @@ package runtime
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/netip"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/kobako/kobako/egress"
+	"github.com/kobako/kobako/internal/testhttp"
 	"github.com/kobako/kobako/zeroclaw"
 	"github.com/kobako/kobako/zeroclaw/manifest"
 )
@@ -29,43 +26,17 @@ capabilities = ["tool"]
 permissions = ["http_client"]
 `
 
-// loopbackEgress returns egress options that reach srv: the test resolver answers every name
-// with a public address, so the address rules stay fully in force, and the test dialer routes
-// the checked address to the loopback server, whose certificate is trusted.
-func loopbackEgress(srv *httptest.Server) egress.Options {
-	pool := x509.NewCertPool()
-	pool.AddCert(srv.Certificate())
-	addr := srv.Listener.Addr().String()
-	return egress.Options{
-		Resolver: resolverFunc(func(context.Context, string, string) ([]netip.Addr, error) {
-			return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
-		}),
-		RootCAs: pool,
-		UnsafeDialIP: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "tcp", addr)
-		},
-	}
-}
-
-type resolverFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
-
-func (f resolverFunc) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
-	return f(ctx, network, host)
-}
-
 func TestToolWasiHTTPEgress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles a 12 MB component")
 	}
 	ctx := context.Background()
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// The test names resolve to a public address, so the address rules stay fully in force,
+	// and the test dialer routes the checked address to the loopback server.
+	srv := testhttp.NewServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		_, _ = io.WriteString(w, "hello "+r.Host+" "+string(b))
 	}))
-	srv.EnableHTTP2 = true
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
 	port := srv.Listener.Addr().(*net.TCPAddr).Port
 	loop := "https://127.0.0.1:" + itoa(port) + "/"
 
@@ -95,7 +66,7 @@ func TestToolWasiHTTPEgress(t *testing.T) {
 			cfg := config(nil, zeroclaw.EntryConfig{Name: key, EgressHosts: tt.hosts, EgressAllowPrivate: tt.private})
 			var log syncBuffer
 			rt := openRuntime(t, h, cfg, func(o *Options) {
-				o.Egress = loopbackEgress(srv)
+				o.Egress = srv.Options()
 				o.EgressLog = slog.NewTextHandler(&log, nil)
 			})
 			tool, err := rt.Tool(ctx, "http-fetch")

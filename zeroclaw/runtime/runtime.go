@@ -65,6 +65,14 @@ type Options struct {
 	// EgressLog receives one record per refused or failed wasi:http request, naming its
 	// error-code; nil means slog.Default().
 	EgressLog slog.Handler
+	// Snapshot makes every instance start from a snapshot of the plugin's component taken after
+	// its instantiation (component.Snapshot), taken on first use and kept: a Go tool's runtime
+	// initialization runs once instead of per execute. Fuel counts are unchanged. The one
+	// semantic difference, as with a Wizer-initialized build: what initialization computed,
+	// including numbers it read from wasi:random and the clocks, is the same in every instance.
+	// A plugin whose initialization calls a ZeroClaw or wasi:http import, or leaves resource
+	// handles other than its stdio streams, is refused with ErrLoad.
+	Snapshot bool
 }
 
 // Runtime runs the plugins of one zeroclaw.Host: one engine, one linker with the WASI 0.2 surface
@@ -86,9 +94,19 @@ type Runtime struct {
 	stdout          io.Writer
 	stderr          io.Writer
 
-	mu       sync.Mutex
-	compiled map[string]*compileEntry
-	closed   bool
+	// snapshot is Options.Snapshot; snapshots holds one snapshot per prepared component.
+	snapshot bool
+
+	mu        sync.Mutex
+	compiled  map[string]*compileEntry
+	snapshots map[*component.InstancePre]*snapshotEntry
+	closed    bool
+}
+
+type snapshotEntry struct {
+	once sync.Once
+	sn   *component.Snapshot
+	err  error
 }
 
 type compileEntry struct {
@@ -146,7 +164,8 @@ func Open(ctx context.Context, opts Options) (*Runtime, error) {
 		logs:   NewLogQueue(h, LogQueueOptions{IdleReport: opts.LogIdleReport}),
 		stdout: opts.Stdout, stderr: opts.Stderr,
 		public: egress.NewClient(pub), private: egress.NewClient(priv), egressLog: elog,
-		compiled: map[string]*compileEntry{},
+		compiled: map[string]*compileEntry{}, snapshot: opts.Snapshot,
+		snapshots: map[*component.InstancePre]*snapshotEntry{},
 	}, nil
 }
 
@@ -288,12 +307,75 @@ func (r *Runtime) instantiate(ctx context.Context, pre *component.InstancePre, s
 		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
 	}
 	stateKey.Set(s, st)
-	in, err := pre.Instantiate(ctx, s)
+	var in *component.ComponentInstance
+	if r.snapshot {
+		var sn *component.Snapshot
+		if sn, err = r.snapshotOf(ctx, pre, st); err == nil {
+			in, err = sn.Instantiate(ctx, s)
+		}
+	} else {
+		in, err = pre.Instantiate(ctx, s)
+	}
 	if err != nil {
 		_ = s.Close(ctx)
 		return nil, r.callError("instantiate", err)
 	}
 	return in, nil
+}
+
+// snapshotOf returns the snapshot instances of pre start from, taking it on first use in a store
+// set up as instantiate sets one up, for a fresh instance state of st's plugin and scope.
+func (r *Runtime) snapshotOf(ctx context.Context, pre *component.InstancePre, st *instanceState) (*component.Snapshot, error) {
+	r.mu.Lock()
+	e, ok := r.snapshots[pre]
+	if !ok {
+		e = &snapshotEntry{}
+		r.snapshots[pre] = e
+	}
+	r.mu.Unlock()
+	e.once.Do(func() {
+		fail := func(err error) { e.err = fmt.Errorf("%w: plugin '%s': %w", ErrLoad, st.plugin.Name(), err) }
+		send, err := r.httpSender(st.plugin, st.scope)
+		if err != nil {
+			e.err = err
+			return
+		}
+		s, err := r.eng.NewStore(ctx, r.engineLimits())
+		if err != nil {
+			fail(err)
+			return
+		}
+		defer s.Close(ctx)
+		cfg := preview2.Config{Stdout: r.stdout, Stderr: r.stderr, HTTP: preview2.HTTPConfig{Send: send}}
+		if _, err := preview2.Bind(s, cfg); err != nil {
+			fail(err)
+			return
+		}
+		stateKey.Set(s, r.newState(st.plugin, st.scope))
+		e.sn, err = pre.Snapshot(ctx, s, component.SnapshotOptions{Replay: stdioConstructor, Stateful: statefulImport})
+		if err != nil {
+			fail(err)
+		}
+	})
+	return e.sn, e.err
+}
+
+// stdioConstructor: the stdio streams a WASI preview 1 adapter takes when it starts are fresh
+// host resources, recreated for each snapshot instance by calling their constructor again.
+func stdioConstructor(iface, name string) bool {
+	for _, std := range []string{"stdin", "stdout", "stderr"} {
+		if strings.HasPrefix(iface, "wasi:cli/"+std+"@") && name == "get-"+std {
+			return true
+		}
+	}
+	return false
+}
+
+// statefulImport: ZeroClaw's host interfaces (secrets, config, logging, inbound) and wasi:http
+// answer per instance and scope, or have effects, so an initialization that calls them cannot
+// be captured once for every instance.
+func statefulImport(iface, _ string) bool {
+	return strings.HasPrefix(iface, "zeroclaw:") || strings.HasPrefix(iface, "wasi:http/")
 }
 
 // httpSender is the wasi:http sender of one instance: nil (every request denied) unless the

@@ -176,6 +176,12 @@
   (func (export "boom") (canon lift (core func $i "boom")))
   (func (export "count-strings") (param "xs" (list string)) (result u32)
     (canon lift (core func $i "count") (memory $mem) (realloc (core func $i "slow-realloc"))))
+  ;; echo-records lifts the same core echo as echo: a list is (pointer, length) too. It serves
+  ;; the typed-path benchmarks (bench/component_bench_test.go).
+  (type $rec (record (field "id" u32) (field "name" string) (field "score" f64)))
+  (export $rec' "rec" (type $rec))
+  (func (export "echo-records") (param "xs" (list $rec')) (result (list $rec'))
+    (canon lift (core func $i "echo") (memory $mem) (realloc $realloc) (post-return $post)))
   (export "add" (func $add))
   (instance $api (export "add" (func $add)))
   (export "docs:calc/api@0.1.0" (instance $api))

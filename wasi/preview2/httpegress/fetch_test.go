@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/wasi/preview2"
 	"github.com/kobako/kobako/wasi/preview2/httpegress"
 )
 
@@ -115,8 +117,8 @@ func deref(s *string) string {
 }
 
 func TestFetch(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a 12 MB componentize-js component")
+	if testing.Short() || raceEnabled {
+		t.Skip("runs a 12 MB componentize-js component; covered by the run without -race and -short")
 	}
 	e := newEnv(t, handler(t))
 	api := "https://api.example.com"
@@ -240,14 +242,14 @@ func TestFetch(t *testing.T) {
 // A response that trickles in past the call's deadline is cut by it: the guest's blocking
 // read ends with the deadline and the call traps, instead of waiting for the body.
 func TestFetchSlowDripCutByDeadline(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a 12 MB componentize-js component")
+	if testing.Short() || raceEnabled {
+		t.Skip("runs a 12 MB componentize-js component; covered by the run without -race and -short")
 	}
 	e := newEnv(t, handler(t))
 	send, _ := e.sender(t, httpegress.Config{}, "api.example.com")
 	limits := engine.DefaultLimits()
 	limits.Deadline = 3 * time.Second
-	if _, err := fetchTool(); err != nil { // compile before the clock starts
+	if _, err := compileTool(fetchToolWasm); err != nil { // compile before the clock starts
 		t.Fatal(err)
 	}
 	start := time.Now()
@@ -260,5 +262,30 @@ func TestFetchSlowDripCutByDeadline(t *testing.T) {
 	}
 	if d := time.Since(start); d > 15*time.Second {
 		t.Fatalf("took %v", d)
+	}
+}
+
+// The fetch tool over a plain transport, without the egress policy: the wasi:http host itself.
+func TestFetchToolSmoke(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("compiles a 12 MB component; covered by the run without -race and -short")
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Seen", r.Method+" "+r.URL.Path)
+		w.Write([]byte("hello from " + r.Host))
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	send := func(ctx context.Context, req *http.Request, _ preview2.RequestOptions) (*http.Response, error) {
+		return srv.Client().Transport.RoundTrip(req)
+	}
+	fr, err := runFetch(t, context.Background(), send, map[string]any{"url": srv.URL + "/a?b=c"}, engine.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(srv.URL, "https://")
+	if !fr.Success || fr.Status != 200 || fr.Headers["x-seen"] != "GET /a" || fr.Body != "hello from "+host {
+		t.Fatalf("got %+v", fr)
 	}
 }

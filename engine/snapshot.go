@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kobako/kobako/internal/wasm"
+)
+
+// ErrSnapshot reports a module whose state after initialization cannot be captured and
+// restored exactly; the error names the reason.
+var ErrSnapshot = errors.New("cannot snapshot")
+
+// snapshotPrefix names the exports a capture adds to read a module's state. checkLink offers
+// only a module's own declared exports to importers, and AddStateExports refuses a module that
+// already uses the prefix.
+const snapshotPrefix = "kobako:snapshot/"
+
+// SnapshotConfig configures Engine.Snapshot.
+type SnapshotConfig struct {
+	// Limits are the limits of the store initialization runs in; they must be valid.
+	Limits Limits
+	// Imports provide the module's imports during initialization. Only host modules may
+	// provide them: initialization could change another instance's state, which a snapshot
+	// does not restore.
+	Imports Imports
+	// InitExport names an export that initialization calls after the start function, as the
+	// embedder would call it after a normal instantiation (a WASI reactor's "_initialize");
+	// empty for none. It must take no parameters.
+	InitExport string
+	// Stateful lists import module names whose host functions keep state between calls or
+	// across the store (open files, counters): a module importing any of them is refused,
+	// because a snapshot instance would not see what initialization did to that state.
+	Stateful []string
+}
+
+// Snapshot is a module's state after initialization (its start function and
+// SnapshotConfig.InitExport), captured once, from which Store.InstantiateSnapshot creates
+// instances without running initialization again. It is immutable and safe for concurrent use.
+//
+// A snapshot instance is exact: its memories, mutable globals, tables and data segments are
+// those a normal instantiation followed by the init call would leave, and it charges the fuel
+// that initialization consumed, so fuel counts match a real instantiation's to the unit.
+//
+// The one semantic difference, as with a Wizer-initialized build: whatever initialization
+// computed is the same in every instance. Numbers it read from a random source, the time it
+// read, anything it got from a host function, were read once, at capture; the host functions
+// are not called again. Engine.Snapshot refuses modules whose state could otherwise differ
+// observably (see Engine.Snapshot).
+type Snapshot struct {
+	module     *Module // the restored module: no start section, state in its initializers
+	hasStart   bool
+	startFuel  uint64
+	initExport string
+	initFuel   uint64
+}
+
+// Module returns the restored module the snapshot instantiates. Its exports and imports are the
+// original module's; it has no start function.
+func (sn *Snapshot) Module() *Module { return sn.module }
+
+// InitFuel returns the fuel the start function and the init export consumed at capture: what
+// Store.InstantiateSnapshot charges.
+func (sn *Snapshot) InitFuel() (start, init uint64) { return sn.startFuel, sn.initFuel }
+
+// Snapshot instantiates the module wasmBytes in a store of its own, runs its initialization
+// (the start function, then cfg.InitExport if set) and captures the result. Instances created
+// from the snapshot with Store.InstantiateSnapshot start in that state without running anything.
+//
+// It refuses, with an error wrapping ErrSnapshot that names the reason, a module whose state
+// after initialization a snapshot could not restore exactly: code that writes a table
+// (table.set, table.grow, table.fill, table.copy, table.init) or drops a segment (elem.drop,
+// data.drop); an exported table (another instance could write it); imported memories, tables or
+// globals (their state belongs to another instance); shared or 64-bit memories; mutable
+// reference or vector globals; imports provided by an instance, or from a module listed in
+// cfg.Stateful.
+func (e *Engine) Snapshot(ctx context.Context, wasmBytes []byte, cfg SnapshotConfig) (*Snapshot, error) {
+	if err := cfg.Limits.Validate(); err != nil {
+		return nil, err
+	}
+	c, err := e.NewCapture(ctx, wasmBytes, cfg.Limits.TableElements, false)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close(ctx)
+	for _, im := range c.d.Imports {
+		if slices.Contains(cfg.Stateful, im.Module) {
+			return nil, fmt.Errorf("engine: snapshot: %w: it imports %q %q, and %q is marked stateful", ErrSnapshot, im.Module, im.Name, im.Module)
+		}
+		if _, ok := cfg.Imports[im.Module].(*Instance); ok {
+			return nil, fmt.Errorf("engine: snapshot: %w: import %q %q is provided by an instance, whose state initialization could change", ErrSnapshot, im.Module, im.Name)
+		}
+	}
+	s, err := e.NewStore(ctx, cfg.Limits)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close(ctx)
+	inst, err := s.Instantiate(ctx, c.Module(), cfg.Imports)
+	if err != nil {
+		return nil, fmt.Errorf("engine: snapshot: initialization: %w", err)
+	}
+	sn := &Snapshot{hasStart: c.d.StartFunc != nil, initExport: cfg.InitExport}
+	if sn.hasStart {
+		sn.startFuel = s.FuelConsumed()
+	}
+	if cfg.InitExport != "" {
+		f, err := inst.Function(cfg.InitExport)
+		if err != nil {
+			return nil, fmt.Errorf("engine: snapshot: init export: %w", err)
+		}
+		if len(f.Params()) != 0 {
+			return nil, fmt.Errorf("engine: snapshot: init export %q takes %d parameters, expected none", cfg.InitExport, len(f.Params()))
+		}
+		if _, err := f.Call(ctx); err != nil {
+			return nil, fmt.Errorf("engine: snapshot: initialization: %w", err)
+		}
+		sn.initFuel = s.FuelConsumed()
+	}
+	if sn.module, err = c.Restore(ctx, inst); err != nil {
+		return nil, err
+	}
+	return sn, nil
+}
+
+// Capture is a module compiled so that the state of its instances can be read after
+// initialization and turned into a restored module that starts in that state. Engine.Snapshot
+// uses one; an embedder that instantiates several modules together (the component layer) uses
+// one per module, instantiates the capture modules in place of the originals, runs
+// initialization, and instantiates the restored modules in place of the originals from then on.
+type Capture struct {
+	e      *Engine
+	d      *wasm.Module
+	mod    *Module
+	linked bool
+}
+
+// NewCapture decodes wasmBytes, checks that its state after initialization can be restored
+// exactly (see Engine.Snapshot for what is refused) and compiles a capture module for stores
+// whose table element limit is tableLimit. With linked, imported memories, tables and globals
+// and exported tables are allowed: the caller captures every module the module shares them with,
+// each through a Capture of its own, and instantiates them all from their restored modules.
+func (e *Engine) NewCapture(ctx context.Context, wasmBytes []byte, tableLimit uint32, linked bool) (*Capture, error) {
+	d, err := wasm.Decode(wasmBytes, e.decode)
+	if err != nil {
+		return nil, fmt.Errorf("engine: snapshot: %w: %w", ErrInvalidModule, err)
+	}
+	if err := d.CheckSnapshot(linked); err != nil {
+		return nil, fmt.Errorf("engine: snapshot: %w: %w", ErrSnapshot, err)
+	}
+	capBytes, err := wasm.AddStateExports(d, snapshotPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("engine: snapshot: %w: %w", ErrSnapshot, err)
+	}
+	dc, err := wasm.Decode(capBytes, e.decode)
+	if err != nil {
+		return nil, fmt.Errorf("engine: snapshot: BUG: capture module: %w", err)
+	}
+	// The capture module is compiled outside the cache and closed once read: it is used once,
+	// and a large module's compiled code is worth releasing at once.
+	m, err := e.compile(ctx, dc, tableLimit)
+	if err != nil {
+		return nil, fmt.Errorf("engine: snapshot: %w", err)
+	}
+	return &Capture{e: e, d: d, mod: m, linked: linked}, nil
+}
+
+// Module returns the capture module: the original with every mutable global and memory also
+// exported under reserved names. It meters every function exactly as the original does.
+func (c *Capture) Module() *Module { return c.mod }
+
+// HasStart reports whether the module has a start function.
+func (c *Capture) HasStart() bool { return c.d.StartFunc != nil }
+
+// Close releases the capture module's compiled code; restored modules stay valid.
+func (c *Capture) Close(ctx context.Context) error { return c.mod.compiled.Close(ctx) }
+
+// Restore reads the state of in, an instance of the capture module, and compiles (through the
+// engine's cache) the restored module: the original with that state in its initializers and no
+// start function.
+func (c *Capture) Restore(ctx context.Context, in *Instance) (*Module, error) {
+	if in.module != c.mod {
+		return nil, fmt.Errorf("engine: snapshot: the instance is not of the capture module")
+	}
+	st := wasm.State{Globals: map[uint32]uint64{}}
+	d := c.d
+	for i, g := range d.Globals {
+		if !g.Type.Mutable {
+			continue
+		}
+		idx := d.NumImportedGlobals + uint32(i)
+		v := in.mod.ExportedGlobal(wasm.SnapshotGlobalExport(snapshotPrefix, idx))
+		if v == nil {
+			return nil, fmt.Errorf("engine: snapshot: BUG: global %d not exported", idx)
+		}
+		st.Globals[idx] = v.Get()
+	}
+	for i := range d.Memories {
+		idx := uint32(len(d.ImportedMemories) + i)
+		mem := in.mod.ExportedMemory(wasm.SnapshotMemoryExport(snapshotPrefix, idx))
+		if mem == nil {
+			return nil, fmt.Errorf("engine: snapshot: BUG: memory %d not exported", idx)
+		}
+		img, ok := mem.Read(0, mem.Size())
+		if !ok {
+			return nil, fmt.Errorf("engine: snapshot: BUG: memory %d unreadable", idx)
+		}
+		st.Memories = append(st.Memories, img)
+	}
+	restored, err := wasm.RestoreState(d, st, c.linked)
+	if err != nil {
+		return nil, fmt.Errorf("engine: snapshot: %w: %w", ErrSnapshot, err)
+	}
+	m, err := c.e.Compile(ctx, restored)
+	if err != nil {
+		return nil, fmt.Errorf("engine: snapshot: restored module: %w", err)
+	}
+	return m, nil
+}
+
+// InstantiateSnapshot creates an instance in the state the snapshot captured, as
+// Store.Instantiate followed by a call of the snapshot's init export would, without running
+// either: the restored module has no start function, and the init export is not called (calling
+// it again re-runs it, as on a normal instance). The fuel counts are a real instantiation's: the
+// start function's fuel is charged to the store's remaining fuel, and then, as the init call
+// would, the store starts a top-level call's fuel and charges the init export's, so
+// FuelConsumed reports what it would after that call. When the fuel does not cover a charge,
+// the store is discarded and a TrapFuelExhausted naming "start" or the init export returned.
+//
+// Host functions that initialization called are not called again: see Snapshot for this one
+// semantic difference. A FuelListener is not told of the skipped init call.
+func (s *Store) InstantiateSnapshot(ctx context.Context, sn *Snapshot, imports Imports) (*Instance, error) {
+	if s.dead != nil {
+		return nil, s.dead
+	}
+	if sn.hasStart && s.fuelRemaining() < int64(sn.startFuel) {
+		s.chargeFuel(sn.startFuel)
+		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
+		return nil, &Trap{Kind: TrapFuelExhausted, Function: "start"}
+	}
+	in, err := s.Instantiate(ctx, sn.module, imports)
+	if err != nil {
+		return nil, err
+	}
+	if sn.hasStart {
+		s.chargeFuel(sn.startFuel)
+	}
+	if sn.initExport != "" {
+		s.SetFuel(s.limits.Fuel)
+		s.chargeFuel(sn.initFuel)
+		if s.fuelRemaining() < 0 {
+			s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
+			return nil, &Trap{Kind: TrapFuelExhausted, Function: sn.initExport}
+		}
+	}
+	return in, nil
+}
+
+// ChargeFuel charges n fuel to the store, as if guest code that cost n had run: an embedder
+// restoring several instances from captures charges what their initialization consumed. When
+// the remaining fuel does not cover it, the store is discarded and a TrapFuelExhausted naming
+// function is returned.
+func (s *Store) ChargeFuel(n uint64, function string) error {
+	if s.dead != nil {
+		return s.dead
+	}
+	s.chargeFuel(n)
+	if s.fuelRemaining() < 0 {
+		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
+		return &Trap{Kind: TrapFuelExhausted, Function: function}
+	}
+	return nil
+}
+
+// chargeFuel takes n from the guest-visible counter, which may go negative as an overdrawing
+// call leaves it.
+func (s *Store) chargeFuel(n uint64) { s.fuel.Set(uint64(int64(s.fuel.Get()) - int64(n))) }

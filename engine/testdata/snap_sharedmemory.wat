@@ -1,0 +1,2 @@
+;; Refused by Engine.Snapshot: a shared memory.
+(module (memory 1 1 shared))

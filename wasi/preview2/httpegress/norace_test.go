@@ -1,0 +1,5 @@
+//go:build !race
+
+package httpegress_test
+
+const raceEnabled = false
