@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/kobako/kobako/internal/race"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -36,21 +36,6 @@ var realPlugins = []struct {
 }
 
 const realTool = "test:plugin/tool#"
-
-// raceBuild reports whether the test binary has the race detector, which makes the interpreter
-// about 15 times slower: the 1 MiB calls then take minutes.
-func raceBuild() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
-}
 
 // realInstance instantiates a compiled tool-plugin with the WASI 0.2 host, stderr going to errOut,
 // and with trap, every other import trapping when called.
@@ -240,7 +225,7 @@ func TestRealPluginsOneInstance(t *testing.T) {
 	ctx := context.Background()
 	for _, p := range realPlugins {
 		t.Run(p.name, func(t *testing.T) {
-			if p.name != "go" && raceBuild() {
+			if p.name != "go" && race.Enabled {
 				t.Skip("100 calls take over a minute on the JavaScript engine with -race")
 			}
 			if p.name == "js-full" && testing.Short() {
@@ -279,7 +264,7 @@ func TestRealPluginsOneInstance(t *testing.T) {
 			if p.name == "js" && testing.Short() {
 				t.Skip("the 1 MiB call takes about 20 s and more than the default fuel on the JavaScript engine; skipped in -short mode")
 			}
-			if raceBuild() {
+			if race.Enabled {
 				t.Skip("the 1 MiB call takes about a minute with -race")
 			}
 			big := strings.Repeat("kobako 小箱 ", (1<<20)/len("kobako 小箱 ")+1)[:1<<20]

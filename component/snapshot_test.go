@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kobako/kobako/internal/race"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -104,7 +105,7 @@ func TestSnapshotComponent_Errors(t *testing.T) {
 // snapshot instance of the Go component, both with deterministic WASI inputs, and compares every
 // result and fuel count, instantiation included.
 func TestSnapshotComponentDifferential(t *testing.T) {
-	if testing.Short() || raceBuild() {
+	if testing.Short() || race.Enabled {
 		t.Skip("instantiates the Go component dozens of times")
 	}
 	ctx := context.Background()

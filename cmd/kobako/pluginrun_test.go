@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/kobako/kobako/internal/race"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,7 +115,7 @@ func TestPluginCallLogs(t *testing.T) {
 		}
 	}
 	// Text format: one line per record; a flood adds the drop count line.
-	if raceEnabled {
+	if race.Enabled {
 		return
 	}
 	r = runPluginCLI(t, append([]string{"call", "misbehave", `{"mode":"flood"}`}, cfg...)...)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/kobako/kobako/internal/race"
 	"slices"
 	"strings"
 	"testing"
@@ -126,7 +127,7 @@ func TestRunTrapUnknownImports(t *testing.T) {
 // plain run covers it, and the Go components keep the CLI's component path covered everywhere.
 func skipHeavyJS(t *testing.T) {
 	t.Helper()
-	if raceEnabled || testing.Short() {
+	if race.Enabled || testing.Short() {
 		t.Skip("runs a 12 MB componentize-js component; covered by the run without -race and -short")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/kobako/kobako/internal/race"
 	"log/slog"
 	goruntime "runtime"
 	"strings"
@@ -293,7 +294,7 @@ func TestLogQueueConcurrentLoggers(t *testing.T) {
 // lifting it from guest memory would make, while the writer is stuck: Log never blocks, and the
 // live heap stays near the 8 MiB budget instead of growing with the flood.
 func TestLogQueueFloodKeepsHeapBounded(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("too slow under the race detector; run without -race")
 	}
 	if testing.Short() {

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"github.com/kobako/kobako/internal/race"
 	"log/slog"
 	goruntime "runtime"
 	"strings"
@@ -73,7 +74,7 @@ func TestDeadlines(t *testing.T) {
 // slack is how late an interruption may come: 100 ms, as the issue asks; three times that under
 // the race detector, which slows the interpreter's dispatch loop.
 func slack() time.Duration {
-	if raceEnabled {
+	if race.Enabled {
 		return 300 * time.Millisecond
 	}
 	return 100 * time.Millisecond
@@ -107,7 +108,7 @@ func TestToolTrapsAndLimits(t *testing.T) {
 }
 
 func TestHostCallBudgetAndLogFlood(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("too slow under the race detector; run without -race")
 	}
 	ctx := context.Background()
@@ -271,7 +272,7 @@ func TestConcurrentExecutes(t *testing.T) {
 // TestExecuteCyclesDoNotLeak: 10,000 fresh-instance executes leave the heap and the goroutine
 // count where they were.
 func TestExecuteCyclesDoNotLeak(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("too slow under the race detector; run without -race")
 	}
 	if testing.Short() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kobako/kobako/internal/race"
 	"testing"
 
 	"github.com/kobako/kobako/zeroclaw"
@@ -27,7 +28,7 @@ func TestSnapshotOption(t *testing.T) {
 			[]string{`{"text":"hello"}`, `{"text":"abcdefgh"}`, `{"secret":"api_key"}`, `{"log":"m"}`}},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
-			if tc.fixture == "configecho.wasm" && (raceEnabled || testing.Short()) {
+			if tc.fixture == "configecho.wasm" && (race.Enabled || testing.Short()) {
 				t.Skip("compiles the 12 MB JS component")
 			}
 			h := newHost(t, fixturePlugin{tc.manifest, tc.fixture})

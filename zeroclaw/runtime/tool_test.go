@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/kobako/kobako/internal/race"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ var operatorValues = map[string]string{"label": "masked", "uppercase": "true", "
 // TestReferenceFixture runs the reference host's reference_plugin.rs assertions against the
 // config-echo component (componentize-js).
 func TestReferenceFixture(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("too slow under the race detector; run without -race")
 	}
 	ctx := context.Background()
@@ -98,7 +99,7 @@ func TestReferenceFixture(t *testing.T) {
 // TestReferenceFixtureInvalidConfig is assertion 6: ill-typed operator values fail resolution
 // with the reference's messages, and the plugin works again with valid config.
 func TestReferenceFixtureInvalidConfig(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("too slow under the race detector; run without -race")
 	}
 	ctx := context.Background()
@@ -137,7 +138,7 @@ func TestReferenceFixtureInvalidConfig(t *testing.T) {
 
 // TestReferenceFixtureLimits is assertions 7 and 8: fuel 1 and a 1-byte memory cap fail.
 func TestReferenceFixtureLimits(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("too slow under the race detector; run without -race")
 	}
 	ctx := context.Background()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kobako/kobako/internal/race"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -117,7 +118,7 @@ func deref(s *string) string {
 }
 
 func TestFetch(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		t.Skip("runs a 12 MB componentize-js component; covered by the run without -race and -short")
 	}
 	e := newEnv(t, handler(t))
@@ -242,7 +243,7 @@ func TestFetch(t *testing.T) {
 // A response that trickles in past the call's deadline is cut by it: the guest's blocking
 // read ends with the deadline and the call traps, instead of waiting for the body.
 func TestFetchSlowDripCutByDeadline(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		t.Skip("runs a 12 MB componentize-js component; covered by the run without -race and -short")
 	}
 	e := newEnv(t, handler(t))
@@ -267,7 +268,7 @@ func TestFetchSlowDripCutByDeadline(t *testing.T) {
 
 // The fetch tool over a plain transport, without the egress policy: the wasi:http host itself.
 func TestFetchToolSmoke(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		t.Skip("compiles a 12 MB component; covered by the run without -race and -short")
 	}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -1,5 +1,0 @@
-//go:build !race
-
-package httpegress_test
-
-const raceEnabled = false
