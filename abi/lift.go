@@ -32,15 +32,20 @@ func (l *lifter) charge(n uint64) error {
 	return nil
 }
 
-func readDisc(b []byte, size uint32) uint32 {
+// loadBits reads the little-endian scalar of size bytes (1, 2, 4 or 8) at the start of b.
+func loadBits(b []byte, size uint32) uint64 {
 	switch size {
 	case 1:
-		return uint32(b[0])
+		return uint64(b[0])
 	case 2:
-		return uint32(le.Uint16(b))
+		return uint64(le.Uint16(b))
+	case 4:
+		return uint64(le.Uint32(b))
 	}
-	return le.Uint32(b)
+	return le.Uint64(b)
 }
+
+func readDisc(b []byte, size uint32) uint32 { return uint32(loadBits(b, size)) }
 
 func liftChar(c uint32) (Value, error) {
 	if c >= 0x110000 {

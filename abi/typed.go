@@ -103,6 +103,9 @@ type goCodec struct {
 	load  loadFn
 	lower lowerFn
 	lift  liftFn
+	// leaf, for a record or tuple of scalars and strings, moves list elements without reflect
+	// (typed_leaf.go).
+	leaf *leafPlan
 }
 
 // codecKey keys the codec cache by the WIT type's structure, not its identity: every instance of
@@ -718,7 +721,7 @@ func recordCodec(gt reflect.Type, r *RecordType) (*goCodec, error) {
 			return nil, errorf(ErrTypeMismatch, "Go %s field %q is not in the record", gt, n)
 		}
 	}
-	return structCodec(r, r.offsets, goIdx, codecs, func(i int) string { return fieldStep(r.fields[i].Name) }), nil
+	return structCodec(gt, r, r.offsets, goIdx, codecs, func(i int) string { return fieldStep(r.fields[i].Name) }), nil
 }
 
 func tupleCodec(gt reflect.Type, tt *TupleType) (*goCodec, error) {
@@ -737,10 +740,10 @@ func tupleCodec(gt reflect.Type, tt *TupleType) (*goCodec, error) {
 		}
 		codecs[i] = c
 	}
-	return structCodec(tt, tt.offsets, idx, codecs, tupleStep), nil
+	return structCodec(gt, tt, tt.offsets, idx, codecs, tupleStep), nil
 }
 
-func structCodec(t Type, offsets []uint32, goIdx []int, codecs []*goCodec, step func(int) string) *goCodec {
+func structCodec(gt reflect.Type, t Type, offsets []uint32, goIdx []int, codecs []*goCodec, step func(int) string) *goCodec {
 	k := t.Kind()
 	c := &goCodec{
 		enc: func(rv reflect.Value) (Value, error) {
@@ -768,6 +771,7 @@ func structCodec(t Type, offsets []uint32, goIdx []int, codecs []*goCodec, step 
 		},
 	}
 	structDirect(c, offsets, goIdx, codecs, step)
+	c.leaf = newLeafPlan(gt, t, offsets, goIdx, step)
 	return c
 }
 

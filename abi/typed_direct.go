@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"unsafe"
 )
 
 // The typed path's direct conversions. Strings, lists, records and tuples go straight between Go
@@ -149,6 +150,17 @@ func listDirect(c *goCodec, gt reflect.Type, lt *ListType, ec *goCodec) {
 		if err != nil {
 			return 0, 0, err
 		}
+		if lp := ec.leaf; lp != nil && n > 0 {
+			// rv is a slice, so UnsafePointer is its first element (see typed_leaf.go).
+			base, stride := rv.UnsafePointer(), gt.Elem().Size()
+			for i := range n {
+				off := uint32(uint64(i) * es)
+				if err := lp.store(s, unsafe.Add(base, uintptr(i)*stride), sub(dst, off), p+off); err != nil {
+					return 0, 0, at(err, listStep(uint64(i)))
+				}
+			}
+			return p, uint32(n), nil
+		}
 		for i := range n {
 			off := uint32(uint64(i) * es)
 			if err := ec.store(s, elem, rv.Index(i), sub(dst, off), p+off); err != nil {
@@ -165,6 +177,17 @@ func listDirect(c *goCodec, gt reflect.Type, lt *ListType, ec *goCodec) {
 			return err
 		}
 		out := reflect.MakeSlice(gt, int(n), int(n))
+		if lp := ec.leaf; lp != nil && n > 0 {
+			// out is a new slice of n elements; UnsafePointer is its first (see typed_leaf.go).
+			base, stride := out.UnsafePointer(), gt.Elem().Size()
+			for i := range uintptr(n) {
+				if err := lp.load(l, b[uint64(i)*es:], unsafe.Add(base, i*stride)); err != nil {
+					return at(err, listStep(uint64(i)))
+				}
+			}
+			rv.Set(out)
+			return nil
+		}
 		for i := range int(n) {
 			if err := ec.load(l, elem, b[uint64(i)*es:], out.Index(i)); err != nil {
 				return at(err, listStep(uint64(i)))
@@ -687,18 +710,7 @@ func scalarDirect(c *goCodec, k Kind) {
 		return s.put(b, ptr, size, x)
 	}
 	c.load = func(l *lifter, t Type, b []byte, rv reflect.Value) error {
-		var x uint64
-		switch size {
-		case 1:
-			x = uint64(b[0])
-		case 2:
-			x = uint64(le.Uint16(b))
-		case 4:
-			x = uint64(le.Uint32(b))
-		default:
-			x = le.Uint64(b)
-		}
-		return setScalar(k, rv, x)
+		return setScalar(k, rv, loadBits(b, size))
 	}
 	c.lower = func(s *storer, t Type, rv reflect.Value, out []uint64) ([]uint64, error) {
 		x, err := scalarBits(k, rv)

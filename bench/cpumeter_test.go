@@ -40,9 +40,12 @@ func (m *cpuMeter) end() {
 }
 
 // report adds cpu-ns/op to b's results and unpins the goroutine.
-func (m *cpuMeter) report(b *testing.B) {
+func (m *cpuMeter) report(b *testing.B) { m.reportAs(b, "cpu-ns/op") }
+
+// reportAs is report under another unit, for a meter of part of each iteration.
+func (m *cpuMeter) reportAs(b *testing.B, unit string) {
 	runtime.UnlockOSThread()
 	if m.ok && m.n > 0 {
-		b.ReportMetric(float64(m.total.Nanoseconds())/float64(m.n), "cpu-ns/op")
+		b.ReportMetric(float64(m.total.Nanoseconds())/float64(m.n), unit)
 	}
 }

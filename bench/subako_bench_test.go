@@ -15,6 +15,7 @@ import (
 
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/subako"
+	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview1"
 )
 
@@ -247,5 +248,37 @@ func TestSubakoBaselineAgrees(t *testing.T) {
 		if err != nil || res.Content[0].Text != g.want {
 			t.Errorf("%s: subako: %v %+v", path, err, res)
 		}
+	}
+}
+
+// BenchmarkSubakoBind measures the per-call WASI setup of an ABI 1 call, without running
+// anything: a store, preview1.Bind with subako's /volume/tmp preopen (a host directory), then
+// Host.Close and Store.Close. It isolates the part of BenchmarkSubakoCall that the lazy preopen
+// and the allocation-light Bind change.
+func BenchmarkSubakoBind(b *testing.B) {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close(ctx)
+	volume := b.TempDir()
+	b.ReportAllocs()
+	cpu := newCPUMeter()
+	defer cpu.report(b)
+	for b.Loop() {
+		cpu.begin()
+		s, err := e.NewStore(ctx, benchLimits())
+		if err != nil {
+			b.Fatal(err)
+		}
+		h, err := preview1.Bind(s, preview1.Config{Args: []string{"bench"}, Stdin: bytes.NewReader(nil),
+			Preopens: []wasi.Preopen{{GuestPath: "/volume/tmp", HostDir: volume}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.Close()
+		s.Close(ctx)
+		cpu.end()
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/component/binary"
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi/preview2"
 	"github.com/kobako/kobako/zeroclaw"
@@ -109,6 +111,15 @@ func zcPrepare(b *testing.B, cc *component.Compiled) *component.InstancePre {
 }
 
 func zcInstance(b *testing.B, ctx context.Context, e *engine.Engine, pre *component.InstancePre) *component.ComponentInstance {
+	in, err := pre.Instantiate(ctx, zcStore(b, ctx, e))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return in
+}
+
+// zcStore is a store with WASI bound, its output discarded.
+func zcStore(b *testing.B, ctx context.Context, e *engine.Engine) *engine.Store {
 	s, err := e.NewStore(ctx, benchLimits())
 	if err != nil {
 		b.Fatal(err)
@@ -116,11 +127,26 @@ func zcInstance(b *testing.B, ctx context.Context, e *engine.Engine, pre *compon
 	if _, err := preview2.Bind(s, preview2.Config{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
 		b.Fatal(err)
 	}
-	in, err := pre.Instantiate(ctx, s)
+	return s
+}
+
+// compileDecodedComponent compiles the component at path keeping its core modules' bytes, as a
+// snapshot needs.
+func compileDecodedComponent(b *testing.B, e *engine.Engine, path string) *component.Compiled {
+	b.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return in
+	c, err := binary.Decode(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cc, err := component.CompileDecoded(context.Background(), e, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cc
 }
 
 // BenchmarkZeroClawExecute: one tool execute in a fresh instance and store, per iteration.
@@ -161,16 +187,77 @@ func BenchmarkZeroClawExecute(b *testing.B) {
 		b.Run("tool="+tc.tool+"/via=component", func(b *testing.B) {
 			cpu := newCPUMeter()
 			defer cpu.report(b)
+			var fuel uint64
 			for b.Loop() {
 				cpu.begin()
 				in := zcInstance(b, ctx, e, pre)
 				r, err := in.Call(ctx, "zeroclaw:plugin/tool#execute", abi.StringValue(tc.args))
+				fuel += in.Store().FuelConsumed()
 				_ = in.Close(ctx)
 				cpu.end()
 				if err != nil || len(r) != 1 || r[0].IsErr() {
 					b.Fatal(r, err)
 				}
 			}
+			b.ReportMetric(float64(fuel)/float64(b.N), "fuel/op")
+		})
+		// via=component-snapshot: via=component from a snapshot of the component taken once,
+		// without the runtime (its per-execute work: host state, grants, logging) around it.
+		dpre := zcPrepare(b, compileDecodedComponent(b, e, filepath.Join(zcFixtures, tc.fixture)))
+		ss := zcStore(b, ctx, e)
+		sn, err := dpre.Snapshot(ctx, ss, component.SnapshotOptions{Replay: func(iface, name string) bool {
+			return strings.HasPrefix(iface, "wasi:cli/std") && strings.HasPrefix(name, "get-std")
+		}})
+		_ = ss.Close(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("tool="+tc.tool+"/via=component-snapshot", func(b *testing.B) {
+			cpu := newCPUMeter()
+			defer cpu.report(b)
+			// call-cpu-ns/op: the execute call alone, without the store, the instantiation
+			// and the close around it.
+			call := newCPUMeter()
+			defer call.reportAs(b, "call-cpu-ns/op")
+			var fuel uint64
+			for b.Loop() {
+				cpu.begin()
+				s := zcStore(b, ctx, e)
+				in, err := sn.Instantiate(ctx, s)
+				if err != nil {
+					b.Fatal(err)
+				}
+				call.begin()
+				r, err := in.Call(ctx, "zeroclaw:plugin/tool#execute", abi.StringValue(tc.args))
+				call.end()
+				fuel += s.FuelConsumed()
+				_ = in.Close(ctx)
+				cpu.end()
+				if err != nil || len(r) != 1 || r[0].IsErr() {
+					b.Fatal(r, err)
+				}
+			}
+			b.ReportMetric(float64(fuel)/float64(b.N), "fuel/op")
+		})
+		// via=warm: the execute call alone, again and again on one instance: the guest's own
+		// work (and the call's lift and lower), which no fresh-instance path can go below. A Go
+		// guest's later calls may do a little less than its first (its heap is already grown).
+		b.Run("tool="+tc.tool+"/via=warm", func(b *testing.B) {
+			in := zcInstance(b, ctx, e, pre)
+			defer in.Close(ctx)
+			cpu := newCPUMeter()
+			defer cpu.report(b)
+			var fuel uint64
+			for b.Loop() {
+				cpu.begin()
+				r, err := in.Call(ctx, "zeroclaw:plugin/tool#execute", abi.StringValue(tc.args))
+				cpu.end()
+				fuel += in.Store().FuelConsumed()
+				if err != nil || len(r) != 1 || r[0].IsErr() {
+					b.Fatal(r, err)
+				}
+			}
+			b.ReportMetric(float64(fuel)/float64(b.N), "fuel/op")
 		})
 	}
 }

@@ -109,7 +109,22 @@ func (e *Engine) Close(ctx context.Context) error {
 // instantiates a variant compiled for it on first use (cached too). A module that defines no
 // table, or only tables with small declared maxima, has one variant for every limit.
 func (e *Engine) Compile(ctx context.Context, wasmBytes []byte) (*Module, error) {
+	return e.compileBytes(ctx, wasmBytes, nil)
+}
+
+// compileBytes is Compile for a module whose memory starts as img (a restored module whose
+// image is kept outside its binary), or as the module's data segments write it when img is nil.
+// The image is part of the cache key: restored modules of the same binary with different images
+// are different modules.
+func (e *Engine) compileBytes(ctx context.Context, wasmBytes []byte, img *memoryImage) (*Module, error) {
 	sum := sha256.Sum256(wasmBytes)
+	if img != nil {
+		h := sha256.New()
+		h.Write([]byte("kobako restored module\x00"))
+		h.Write(sum[:])
+		h.Write(img.sum[:])
+		h.Sum(sum[:0])
+	}
 	return e.cached(moduleKey{sum: sum}, func() (*Module, error) {
 		d, err := wasm.Decode(wasmBytes, e.decode)
 		if err != nil {
@@ -122,10 +137,16 @@ func (e *Engine) Compile(ctx context.Context, wasmBytes []byte) (*Module, error)
 			limit = max(limit, t.Min)
 		}
 		m, err := e.compile(ctx, d, limit)
-		if err == nil && rewriteDependsOnLimit(d.DeclaredTables) {
+		if err != nil {
+			return nil, err
+		}
+		if err := m.setImage(img); err != nil {
+			return nil, err
+		}
+		if rewriteDependsOnLimit(d.DeclaredTables) {
 			m.src = bytes.Clone(wasmBytes)
 		}
-		return m, err
+		return m, nil
 	})
 }
 
@@ -196,7 +217,14 @@ func (e *Engine) variant(ctx context.Context, m *Module, limit uint32) (*Module,
 		if err != nil {
 			return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
 		}
-		return e.compile(ctx, d, limit)
+		v, err := e.compile(ctx, d, limit)
+		if err != nil {
+			return nil, err
+		}
+		if err := v.setImage(base.image); err != nil {
+			return nil, err
+		}
+		return v, nil
 	})
 	if err != nil {
 		return nil, err
@@ -301,8 +329,15 @@ func wrapHost(f *HostFunc) api.GoModuleFunction {
 				panic(hostRecovered(r))
 			}
 		}()
-		c := Caller{store: s, mod: mod}
-		fn(ctx, &c, stack)
+		// A Caller holds nothing but the store and the calling module, so the store keeps the last
+		// one it made: a store's calls run one at a time, and a host function that keeps its
+		// Caller past the call still holds the same two values.
+		c := s.caller
+		if c == nil || c.mod != mod {
+			c = &Caller{store: s, mod: mod}
+			s.caller = c
+		}
+		fn(ctx, c, stack)
 	})
 }
 

@@ -953,3 +953,54 @@ func TestEnterFrame(t *testing.T) {
 		t.Errorf("Enter after an exhausted frame: %v", err)
 	}
 }
+
+// The store reuses the Caller it hands host functions while the calling instance stays the same;
+// calls from another instance of the store get a Caller of their own, each naming its instance.
+func TestCallerPerInstance(t *testing.T) {
+	e := newEngine(t, engine.Config{})
+	ctx := context.Background()
+	var seen []*engine.Caller
+	var insts []*engine.Instance
+	host := &engine.HostModule{Name: "host", Funcs: []engine.HostFunc{
+		{Name: "block", Fn: func(ctx context.Context, c *engine.Caller, stack []uint64) {
+			seen = append(seen, c)
+			insts = append(insts, c.Instance())
+		}},
+		{Name: "fail", Fn: func(context.Context, *engine.Caller, []uint64) {}},
+		{Name: "exit", Params: []engine.ValueType{engine.I32}, Fn: func(context.Context, *engine.Caller, []uint64) {}},
+	}}
+	m, err := e.Compile(ctx, fixture(t, "hostcall"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.NewStore(ctx, engine.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	a, err := s.Instantiate(ctx, m, engine.Imports{"host": host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Instantiate(ctx, m, engine.Imports{"host": host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	order := []*engine.Instance{a, a, b, a, b, b}
+	for _, in := range order {
+		if _, err := in.Call(ctx, "block"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, in := range order {
+		if insts[i] != in || seen[i].Store() != s {
+			t.Errorf("call %d: Caller names instance %p of store %p, want %p of %p", i, insts[i], seen[i].Store(), in, s)
+		}
+	}
+	if seen[0] != seen[1] || seen[4] != seen[5] {
+		t.Error("consecutive calls from one instance got different Callers")
+	}
+	if seen[1] == seen[2] {
+		t.Error("calls from two instances shared a Caller")
+	}
+}

@@ -98,7 +98,8 @@ func (c *Caller) Exit(ctx context.Context, code uint32) {
 
 // Memory is a linear memory. Every access is bounds-checked: a read or write that does not fit
 // returns ok == false and changes nothing. Read returns a live view of the memory, valid until the
-// memory grows; copy it to keep it.
+// memory grows or its store closes; copy it to keep it. Do not use a Memory after its store
+// closes: the buffer of a snapshot instance's memory then serves another instance.
 type Memory interface {
 	Size() uint32
 	Grow(deltaPages uint32) (previousPages uint32, ok bool)

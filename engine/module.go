@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/tetratelabs/wazero"
 
@@ -45,6 +46,9 @@ type Module struct {
 	// renamedEmpty says that the module imports from the empty module name, which wazero sees as
 	// emptyModuleName.
 	renamedEmpty bool
+	// image, set on a restored module (see Capture.Restore), is the contents of its one defined
+	// memory, which the store's allocator writes into each new memory of the module.
+	image *memoryImage
 }
 
 // ImportDesc describes one import of a module.
@@ -122,6 +126,20 @@ func newModule(e *Engine, d *wasm.Module, cm wazero.CompiledModule, tableMax uin
 		m.exports = append(m.exports, ed)
 	}
 	return m
+}
+
+// setImage makes img the initial contents of the module's memory; nil leaves them to the data
+// segments. The module must define exactly one memory, of the image's size.
+func (m *Module) setImage(img *memoryImage) error {
+	if img == nil {
+		return nil
+	}
+	if len(m.memories) != 1 || m.memories[0].Min*wasmPage != img.size {
+		_ = m.compiled.Close(context.Background())
+		return fmt.Errorf("engine: BUG: a memory image of %d bytes for a module with memories %+v", img.size, m.memories)
+	}
+	m.image = img
+	return nil
 }
 
 // Close removes the module from the engine's cache and releases its compiled code once its live

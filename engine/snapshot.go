@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/kobako/kobako/internal/wasm"
 )
@@ -209,15 +211,93 @@ func (c *Capture) Restore(ctx context.Context, in *Instance) (*Module, error) {
 		}
 		st.Memories = append(st.Memories, img)
 	}
+	// The one memory a module can define (wazero has no multi-memory) is restored from an image
+	// kept beside the compiled module, which the store's allocator copies into each new memory:
+	// no data segments to apply, and no second copy of the image in the compiled module.
+	st.ImagesOutside = len(st.Memories) == 1
 	restored, err := wasm.RestoreState(d, st, c.linked)
 	if err != nil {
 		return nil, fmt.Errorf("engine: snapshot: %w: %w", ErrSnapshot, err)
 	}
-	m, err := c.e.Compile(ctx, restored)
+	var img *memoryImage
+	if st.ImagesOutside {
+		img = newMemoryImage(st.Memories[0])
+	}
+	m, err := c.e.compileBytes(ctx, restored, img)
 	if err != nil {
 		return nil, fmt.Errorf("engine: snapshot: restored module: %w", err)
 	}
 	return m, nil
+}
+
+// memoryImage is the contents of a restored module's memory: its size and the runs of non-zero
+// bytes, written into each new memory of the module, whose other bytes are zero. Immutable,
+// shared by every instance.
+type memoryImage struct {
+	size uint64
+	runs []imageRun
+	sum  [32]byte // SHA-256 of the whole image, part of the module's cache key
+	// pool holds the buffers of closed stores' memories of the module, to serve new instances
+	// without allocating (and having the Go runtime zero, and the OS fault in) a memory's worth
+	// of fresh pages each time. A sync.Pool lets the garbage collector take them back from a
+	// snapshot that stopped being used.
+	pool sync.Pool
+}
+
+// maxRecycleFactor bounds the buffers kept for reuse: at most this many times the image's size,
+// so that one instance that grew its memory a lot does not keep that much alive for the others.
+const maxRecycleFactor = 4
+
+type imageRun struct {
+	off  uint64
+	data []byte
+}
+
+func newMemoryImage(img []byte) *memoryImage {
+	m := &memoryImage{size: uint64(len(img)), sum: sha256.Sum256(img)}
+	runs := wasm.NonZeroRuns(img)
+	n := 0
+	for _, r := range runs {
+		n += r[1] - r[0]
+	}
+	// One allocation for every run's bytes, not the capture instance's whole memory.
+	buf := make([]byte, 0, n)
+	for _, r := range runs {
+		start := len(buf)
+		buf = append(buf, img[r[0]:r[1]]...)
+		m.runs = append(m.runs, imageRun{off: uint64(r[0]), data: buf[start:len(buf):len(buf)]})
+	}
+	return m
+}
+
+// newMemory returns a memory of the image's size holding the image: a recycled buffer, whose
+// bytes past its length are not zero (recycled), or a fresh one.
+func (m *memoryImage) newMemory() (buf []byte, recycled bool) {
+	if p, ok := m.pool.Get().(*[]byte); ok {
+		buf = (*p)[:m.size]
+		// Every byte is written once: the runs, and zeros between them, whatever the previous
+		// instance left.
+		at := uint64(0)
+		for _, r := range m.runs {
+			clear(buf[at:r.off])
+			at = r.off + uint64(copy(buf[r.off:], r.data))
+		}
+		clear(buf[at:])
+		return buf, true
+	}
+	buf = make([]byte, m.size)
+	for _, r := range m.runs {
+		copy(buf[r.off:], r.data)
+	}
+	return buf, false
+}
+
+// recycle keeps buf, the buffer of a memory of the image no instance uses any more, for a later
+// newMemory.
+func (m *memoryImage) recycle(buf []byte) {
+	if c := uint64(cap(buf)); c >= m.size && c <= maxRecycleFactor*m.size {
+		m.pool.Put(&buf)
+	}
 }
 
 // InstantiateSnapshot creates an instance in the state the snapshot captured, as

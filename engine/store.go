@@ -41,6 +41,8 @@ type Store struct {
 	spareFrame *frameContext // a released frame no host function saw, for reuse
 	hostCalls  uint64        // host function calls so far, but the refuel hook's
 	exitFrame  func() error  // s.exit, bound once so Enter does not allocate it per call
+	caller     *Caller       // the last Caller handed to a host function (see wrapHost)
+	image      *memoryImage  // the image of the memory the module being instantiated defines
 
 	closeOnce sync.Once
 }
@@ -141,11 +143,22 @@ func (s *Store) fuelRemaining() int64 { return int64(s.fuel.Get()) + int64(s.res
 // PeakMemory returns the largest total size, in bytes, that the store's linear memories reached.
 func (s *Store) PeakMemory() uint64 { return s.peakBytes }
 
-// Close closes every instance of the store.
+// Close closes every instance of the store. Their memories must not be used afterwards: the
+// buffers of snapshot instances' memories are reused for later instances of the snapshot.
 func (s *Store) Close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		for _, in := range s.instances {
 			_ = in.mod.Close(ctx)
+		}
+		if s.depth == 0 {
+			// No call is running: nothing reads the memories of a restored module any more, and
+			// their buffers can serve the module's next instances (see memoryImage.newMemory).
+			for _, lm := range s.memories {
+				if lm.spare != nil {
+					lm.image.recycle(lm.spare)
+					lm.spare = nil
+				}
+			}
 		}
 		// The counter is copied out, so Fuel and FuelConsumed still answer after Close without
 		// reading an instance another store may be using by then.
@@ -251,7 +264,10 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 	ictx := experimental.WithImportResolver(ctx, func(name string) api.Module { return resolved[name] })
 	ictx = experimental.WithMemoryAllocator(ictx, experimental.MemoryAllocatorFunc(s.allocate))
 	s.depth++
+	// The module defines at most one memory, allocated before anything can read it.
+	s.image = m.image
 	mod, err := s.engine.runtime.InstantiateModule(ictx, m.compiled, anonymousConfig)
+	s.image = nil
 	s.depth--
 	if err != nil {
 		if !ranCode(err) {
@@ -290,11 +306,13 @@ func checkLink(m *Module, imports Imports) error {
 			return fmt.Errorf("engine: instantiate: %w: nothing provides import module %q (needed for %s %q)", ErrLink, im.Module, im.Kind, im.Name)
 		}
 		var found *ExportDesc
+		var host ExportDesc // a host function's, on the stack: instantiation checks every import
 		switch p := p.(type) {
 		case *HostModule:
 			for i := range p.Funcs {
 				if f := &p.Funcs[i]; f.Name == im.Name {
-					found = &ExportDesc{Name: f.Name, Kind: ExternFunc, Params: f.Params, Results: f.Results}
+					host = ExportDesc{Name: f.Name, Kind: ExternFunc, Params: f.Params, Results: f.Results}
+					found = &host
 					break
 				}
 			}
@@ -403,7 +421,8 @@ const wasmPage = 65536
 // allocate backs every linear memory the store's instances define, enforcing the per-memory limit:
 // growth past it fails the way the spec says (memory.grow returns -1), never with a Go allocation.
 func (s *Store) allocate(capacity, max uint64) experimental.LinearMemory {
-	lm := &linearMemory{store: s, max: min(max, s.limits.MemoryBytes)}
+	lm := &linearMemory{store: s, max: min(max, s.limits.MemoryBytes), image: s.image}
+	s.image = nil
 	s.memories = append(s.memories, lm)
 	return lm
 }
@@ -412,26 +431,50 @@ type linearMemory struct {
 	store *Store
 	max   uint64
 	buf   []byte
+	// image is what the memory starts as, for a restored module's memory; nil otherwise.
+	image *memoryImage
+	// recycled says that buf came from the image's pool: the bytes past its length are not zero.
+	recycled bool
+	// spare is the buffer Free released, for the store to return to the image's pool.
+	spare []byte
 }
 
 func (l *linearMemory) Reallocate(size uint64) []byte {
 	if size > l.max {
 		return nil
 	}
+	if img := l.image; img != nil && l.buf == nil && l.spare == nil {
+		// The first allocation, of the module's minimum: the image's size (Module.setImage).
+		if size != img.size {
+			return nil
+		}
+		l.buf, l.recycled = img.newMemory()
+		l.store.noteMemory()
+		return l.buf
+	}
 	if size <= uint64(cap(l.buf)) {
+		old := len(l.buf)
 		l.buf = l.buf[:size]
+		if l.recycled {
+			clear(l.buf[old:]) // grown pages start zeroed
+		}
 	} else {
 		// Grow geometrically, but never reserve past the limit.
 		c := max(size, min(uint64(cap(l.buf))*2, l.max))
 		nb := make([]byte, size, c)
 		copy(nb, l.buf)
-		l.buf = nb
+		l.buf, l.recycled = nb, false
 	}
 	l.store.noteMemory()
 	return l.buf
 }
 
-func (l *linearMemory) Free() { l.buf = nil }
+func (l *linearMemory) Free() {
+	if l.image != nil {
+		l.spare = l.buf
+	}
+	l.buf = nil
+}
 
 func (s *Store) noteMemory() {
 	var total uint64

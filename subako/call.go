@@ -56,9 +56,32 @@ type Skill struct {
 
 // callDriver sends one tools/call and keeps its result.
 type callDriver struct {
-	tool   string
-	args   json.RawMessage
-	result json.RawMessage
+	tool    string
+	args    json.RawMessage
+	result  json.RawMessage
+	decoded *callResult // the result, decoded (by predecode, or by answer)
+}
+
+// callResult is a wire.CallToolResult as the host reads it, with resultType as session.handle
+// checks it (absent or null is nil): one decode serves the resultType check, the shape check and
+// the mapping. It decodes without error exactly when both the resultType check's decode and a
+// wire.CallToolResult's do (its other members take any JSON value).
+type callResult struct {
+	ResultType        *string           `json:"resultType"`
+	Content           []json.RawMessage `json:"content"`
+	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
+	IsError           bool              `json:"isError,omitempty"`
+}
+
+// predecode decodes result for both the resultType check and answer. On false, session.handle
+// takes the general path, whose separate decodes report what is wrong exactly as they always did.
+func (d *callDriver) predecode(result json.RawMessage) (*string, bool) {
+	var r callResult
+	if json.Unmarshal(result, &r) != nil {
+		return nil, false
+	}
+	d.decoded = &r
+	return r.ResultType, true
 }
 
 func (d *callDriver) first() outgoing {
@@ -69,9 +92,14 @@ func (d *callDriver) first() outgoing {
 // answer keeps the result after checking its shape, so that a malformed one is reported like any
 // other crash, with the module's stderr.
 func (d *callDriver) answer(result json.RawMessage) (*outgoing, error) {
-	var r wire.CallToolResult
-	if err := json.Unmarshal(result, &r); err != nil {
-		return nil, &CrashError{Rule: RuleMalformedResult, Detail: fmt.Sprintf("not a CallToolResult: %v", err)}
+	r := d.decoded
+	if r == nil {
+		var w wire.CallToolResult
+		if err := json.Unmarshal(result, &w); err != nil {
+			return nil, &CrashError{Rule: RuleMalformedResult, Detail: fmt.Sprintf("not a CallToolResult: %v", err)}
+		}
+		r = &callResult{Content: w.Content, StructuredContent: w.StructuredContent, IsError: w.IsError}
+		d.decoded = r
 	}
 	if r.Content == nil {
 		return nil, &CrashError{Rule: RuleMalformedResult, Detail: "the CallToolResult has no content array"}
@@ -79,6 +107,10 @@ func (d *callDriver) answer(result json.RawMessage) (*outgoing, error) {
 	d.result = result
 	return nil, nil
 }
+
+// tmpVolume is httpState.volumes of a call without a data volume; appending to it (with its
+// capacity of 1) copies it.
+var tmpVolume = []string{"/volume/tmp"}
 
 // Call runs one tools/call of tool with args (a JSON object; nil means {}) in a fresh instance:
 // argv is the package name alone, the environment is empty, and the preopens are /volume/tmp,
@@ -132,7 +164,7 @@ func (p *Package) Call(ctx context.Context, tool string, args json.RawMessage, o
 	cfg := preview1.Config{Budget: budget}
 	vols := map[string]string{"tmp": volume}
 	cfg.Preopens = append(cfg.Preopens, wasi.Preopen{GuestPath: "/volume/tmp", HostDir: volume})
-	hs := &httpState{policy: opts.Network, volumes: []string{"/volume/tmp"}}
+	hs := &httpState{policy: opts.Network, volumes: tmpVolume[:1:1]}
 	if opts.Data != "" {
 		vols["data"] = opts.Data
 		cfg.Preopens = append(cfg.Preopens, wasi.Preopen{GuestPath: "/volume/data", HostDir: opts.Data})
@@ -174,9 +206,5 @@ func (p *Package) Call(ctx context.Context, tool string, args json.RawMessage, o
 	if maxImage == 0 {
 		maxImage = DefaultMaxImageBytes
 	}
-	res, err := mapResult(d.result, vols, maxImage)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return mapDecoded(d.result, d.decoded, vols, maxImage), nil
 }

@@ -263,6 +263,19 @@ func TestCall_Everything(t *testing.T) {
 			t.Errorf("ids %s and %s: want two different strings", env.ID, env2.ID)
 		}
 	})
+	t.Run("argv follows Manifest.Name", func(t *testing.T) {
+		// argv is built once at Load; an embedder that renames the package afterwards still
+		// gives the new name.
+		defer func(name string) { p.Manifest.Name = name }(p.Manifest.Name)
+		p.Manifest.Name = "renamed"
+		res, err := p.Call(ctx, "env", nil, CallOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Content[0].Text, `"args":["renamed"]`) {
+			t.Errorf("env = %s", res.Content[0].Text)
+		}
+	})
 	t.Run("no data volume by default", func(t *testing.T) {
 		res, err := p.Call(ctx, "env", nil, CallOptions{})
 		if err != nil {

@@ -79,7 +79,12 @@ func mapResult(raw json.RawMessage, vols map[string]string, maxImage int64) (*Re
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return nil, &CrashError{Rule: RuleMalformedResult, Detail: fmt.Sprintf("not a CallToolResult: %v", err)}
 	}
-	res := &Result{Raw: raw, StructuredContent: r.StructuredContent, Content: []Content{}, IsError: r.IsError}
+	return mapDecoded(raw, &callResult{Content: r.Content, StructuredContent: r.StructuredContent, IsError: r.IsError}, vols, maxImage), nil
+}
+
+// mapDecoded maps a CallToolResult already decoded from raw.
+func mapDecoded(raw json.RawMessage, r *callResult, vols map[string]string, maxImage int64) *Result {
+	res := &Result{Raw: raw, StructuredContent: r.StructuredContent, Content: make([]Content, 0, len(r.Content)), IsError: r.IsError}
 	for i, b := range r.Content {
 		var blk wire.Content
 		if err := json.Unmarshal(b, &blk); err != nil {
@@ -111,7 +116,7 @@ func mapResult(raw json.RawMessage, vols map[string]string, maxImage int64) (*Re
 			res.Content = append(res.Content, note(fmt.Sprintf("[a content block of type %q was omitted]", clip([]byte(blk.Type)))))
 		}
 	}
-	return res, nil
+	return res
 }
 
 func note(s string) Content { return Content{Type: "text", Text: s} }

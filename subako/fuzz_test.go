@@ -146,3 +146,20 @@ func FuzzSubakoZip(f *testing.F) {
 		}
 	})
 }
+
+// FuzzHandleAnswerOneDecode: for any result a module answers a tools/call with, the one decode
+// of callDriver.predecode reaches the verdict of the general path's separate decodes.
+func FuzzHandleAnswerOneDecode(f *testing.F) {
+	for _, s := range []string{`{"content":[]}`, `{"content":[],"resultType":null}`, `{"content":5,"resultType":"x"}`,
+		`{"resultType":7}`, `{"CONTENT":[{"type":"text","text":"a"}],"isError":true}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, result string) {
+		line := `{"jsonrpc":"2.0","id":"call-0123","result":` + result + `}`
+		one, _ := handleOutcome(t, &callDriver{}, line)
+		two, _ := handleOutcome(t, plainDriver{&callDriver{}}, line)
+		if one != two {
+			t.Fatalf("%s:\none decode:  %s\ntwo decodes: %s", result, one, two)
+		}
+	})
+}

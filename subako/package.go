@@ -184,6 +184,7 @@ type Package struct {
 	mod    *engine.Module
 	assets fs.FS // nil without assets/
 	closer io.Closer
+	args   []string // argv of every run, the package name alone; shared, never changed
 
 	mu    sync.Mutex
 	tools []Tool // set by Discover
@@ -264,7 +265,7 @@ func (r *Runtime) LoadFS(ctx context.Context, fsys fs.FS) (*Package, error) {
 	if err != nil {
 		return nil, fmt.Errorf("subako: load: %w: %v", ErrInvalidModule, err)
 	}
-	p := &Package{Manifest: man, rt: r, wasm: wasm, mod: mod}
+	p := &Package{Manifest: man, rt: r, wasm: wasm, mod: mod, args: []string{man.Name}}
 	if fi, err := fs.Stat(fsys, AssetsDir); err == nil {
 		if !fi.IsDir() {
 			return nil, fmt.Errorf("subako: load: %w: %s is not a directory", ErrPackage, AssetsDir)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/subako/wire"
@@ -128,6 +129,13 @@ type driver interface {
 	answer(result json.RawMessage) (*outgoing, error)
 }
 
+// predecoder is a driver that decodes a result (an object) once for the resultType check and its
+// answer. predecode returns the resultType (nil when absent or null) and true, or false when the
+// one decode failed, and the run then checks the result as for any driver.
+type predecoder interface {
+	predecode(result json.RawMessage) (resultType *string, ok bool)
+}
+
 // runSpec is what one run of a module gets.
 type runSpec struct {
 	limits engine.Limits
@@ -144,6 +152,7 @@ type session struct {
 	drv    driver
 	meta   json.RawMessage // the requests' _meta object, encoded
 	stdin  *stdinPipe
+	pipe   stdinPipe // what stdin points to in a run (allocated with the session)
 	stderr tailBuffer
 
 	mu       sync.Mutex
@@ -160,7 +169,8 @@ type session struct {
 func (p *Package) run(ctx context.Context, spec runSpec, drv driver) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	s := &session{ctx: ctx, cancel: cancel, drv: drv, meta: p.rt.meta, stdin: newStdinPipe()}
+	s := &session{ctx: ctx, cancel: cancel, drv: drv, meta: p.rt.meta}
+	s.stdin = &s.pipe
 	defer s.stdin.Close()
 	if err := s.send(drv.first()); err != nil {
 		return err
@@ -171,7 +181,10 @@ func (p *Package) run(ctx context.Context, spec runSpec, drv driver) error {
 	}
 	defer store.Close(ctx)
 	cfg := spec.wasi
-	cfg.Args = []string{p.Manifest.Name}
+	cfg.Args = p.args
+	if p.args[0] != p.Manifest.Name { // the embedder changed Manifest after Load
+		cfg.Args = []string{p.Manifest.Name}
+	}
 	cfg.Stdin, cfg.Stdout, cfg.Stderr = s.stdin, s, &s.stderr
 	host, err := preview1.Bind(store, cfg)
 	if err != nil {
@@ -298,8 +311,7 @@ func (s *session) handle(line []byte) {
 		s.fail(&CrashError{Rule: RuleOwnRequest, Detail: fmt.Sprintf("method %q", m.Method)})
 		return
 	}
-	var id string
-	if s.pending == "" || json.Unmarshal(m.ID, &id) != nil || id != s.pending {
+	if s.pending == "" || !idIs(m.ID, s.pending) {
 		s.fail(&CrashError{Rule: RuleUnknownID, Detail: fmt.Sprintf("id %s", clip(m.ID))})
 		return
 	}
@@ -311,7 +323,17 @@ func (s *session) handle(line []byte) {
 	var head struct {
 		ResultType *string `json:"resultType"`
 	}
-	if m.Result[0] != '{' || json.Unmarshal(m.Result, &head) != nil {
+	if m.Result[0] != '{' {
+		s.fail(&CrashError{Rule: RuleMalformedResult, Detail: fmt.Sprintf("the result %s is not an object", clip(m.Result))})
+		return
+	}
+	if p, ok := s.drv.(predecoder); ok {
+		head.ResultType, ok = p.predecode(m.Result)
+		if !ok && json.Unmarshal(m.Result, &head) != nil {
+			s.fail(&CrashError{Rule: RuleMalformedResult, Detail: fmt.Sprintf("the result %s is not an object", clip(m.Result))})
+			return
+		}
+	} else if json.Unmarshal(m.Result, &head) != nil {
 		s.fail(&CrashError{Rule: RuleMalformedResult, Detail: fmt.Sprintf("the result %s is not an object", clip(m.Result))})
 		return
 	}
@@ -336,6 +358,19 @@ func (s *session) handle(line []byte) {
 		s.lingered.Store(true)
 		s.cancel(errLingered)
 	})
+}
+
+// idIs reports whether the JSON id raw (a valid JSON value) is the string want, as json.Unmarshal
+// into a string would find: a string without escapes and of valid UTF-8 decodes to its bytes, so
+// it is compared as it stands; any other id is decoded.
+func idIs(raw json.RawMessage, want string) bool {
+	if len(raw) >= 2 && raw[0] == '"' {
+		if in := raw[1 : len(raw)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+			return string(in) == want
+		}
+	}
+	var id string
+	return json.Unmarshal(raw, &id) == nil && id == want
 }
 
 // verdict turns the end of a run into nil or the error that says what went wrong.

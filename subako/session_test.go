@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"pgregory.net/rapid"
 
 	"github.com/kobako/kobako/subako/wire"
 	"github.com/kobako/kobako/wasi"
@@ -199,5 +203,159 @@ func TestSendLine(t *testing.T) {
 				t.Errorf("params %s, want %s", got, w)
 			}
 		})
+	}
+}
+
+// plainDriver hides callDriver's predecode, so that a run takes the general path: a resultType
+// decode in handle and a wire.CallToolResult decode in answer.
+type plainDriver struct{ d *callDriver }
+
+func (p plainDriver) first() outgoing                             { return p.d.first() }
+func (p plainDriver) answer(r json.RawMessage) (*outgoing, error) { return p.d.answer(r) }
+
+// handleOutcome runs handle on one answer line and describes what the run concluded.
+func handleOutcome(t interface{ Fatal(...any) }, drv driver, line string) (outcome string, d *callDriver) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	s := &session{ctx: ctx, cancel: cancel, drv: drv, stdin: newStdinPipe(), pending: "call-0123"}
+	s.handle([]byte(line))
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	switch v := drv.(type) {
+	case *callDriver:
+		d = v
+	case plainDriver:
+		d = v.d
+	}
+	if s.failure != nil {
+		return "fail: " + s.failure.Error(), d
+	}
+	if !s.answered {
+		return "not answered", d
+	}
+	res := mapDecoded(d.result, d.decoded, nil, 1)
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "answered: " + string(d.result) + " -> " + string(b), d
+}
+
+// One decode of a tools/call answer (callDriver.predecode) reaches the same verdict, with the same
+// error, as the separate resultType and CallToolResult decodes it replaced.
+func TestHandleAnswerOneDecode(t *testing.T) {
+	results := []string{
+		`{"content":[{"type":"text","text":"hi"}]}`,
+		`{"content":[],"resultType":"complete"}`,
+		`{"content":[],"resultType":null}`,
+		`{"content":[],"resultType":""}`,
+		`{"content":[],"resultType":"input_required"}`,
+		`{"content":5,"resultType":"input_required"}`,
+		`{"content":[],"resultType":7}`,
+		`{"content":"x","resultType":7}`,
+		`{"content":"text"}`,
+		`{"content":null}`,
+		`{}`,
+		`{"content":[],"isError":"yes"}`,
+		`{"content":[],"isError":true,"structuredContent":{"a":1},"_meta":{"x":[1]}}`,
+		`{"content":[],"_meta":5,"structuredContent":"s"}`,
+		`{"CONTENT":[{"type":"text","text":"case"}],"RESULTTYPE":"complete"}`,
+		`{"content":[],"ResultType":"other"}`,
+		`{"content":[1,{"type":"image","data":"!!"}]}`,
+		`{"content":[],"resultType":"complete","resultType":"x"}`,
+	}
+	for _, r := range results {
+		line := `{"jsonrpc":"2.0","id":"call-0123","result":` + r + `}`
+		one, _ := handleOutcome(t, &callDriver{}, line)
+		two, _ := handleOutcome(t, plainDriver{&callDriver{}}, line)
+		if one != two {
+			t.Errorf("%s:\none decode:  %s\ntwo decodes: %s", r, one, two)
+		}
+	}
+	if out, _ := handleOutcome(t, &callDriver{}, `{"jsonrpc":"2.0","id":"call-0123","result":{"content":[],"resultType":"input_required"}}`); !strings.Contains(out, "resultType \"input_required\"") {
+		t.Errorf("not-complete result: %s", out)
+	}
+}
+
+// The same, for results made of random members.
+func TestPropHandleAnswerOneDecode(t *testing.T) {
+	values := []string{`null`, `"complete"`, `"input_required"`, `""`, `0`, `-1.5`, `true`, `false`, `[]`, `{}`,
+		`[{"type":"text","text":"hi"}]`, `[1,"a",null]`, `{"a":[1]}`, `"x"`}
+	names := []string{"resultType", "content", "structuredContent", "isError", "_meta", "RESULTTYPE", "Content", "other"}
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 6).Draw(t, "members")
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Quote(rapid.SampledFrom(names).Draw(t, "name")))
+			b.WriteByte(':')
+			b.WriteString(rapid.SampledFrom(values).Draw(t, "value"))
+		}
+		b.WriteByte('}')
+		line := `{"jsonrpc":"2.0","id":"call-0123","result":` + b.String() + `}`
+		one, _ := handleOutcome(t, &callDriver{}, line)
+		two, _ := handleOutcome(t, plainDriver{&callDriver{}}, line)
+		if one != two {
+			t.Fatalf("%s:\none decode:  %s\ntwo decodes: %s", b.String(), one, two)
+		}
+	})
+}
+
+// idIs agrees with decoding the id into a string, for ids written plainly, escaped or as numbers.
+func TestPropIdIs(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.String().Draw(t, "id")
+		want := s
+		if rapid.Bool().Draw(t, "other") {
+			want = rapid.String().Draw(t, "want")
+		}
+		var raw []byte
+		switch rapid.IntRange(0, 3).Draw(t, "form") {
+		case 0:
+			raw, _ = json.Marshal(s)
+		case 1: // every rune escaped
+			raw = append(raw, '"')
+			for _, r := range s {
+				if r > 0xffff {
+					raw = append(raw, string(r)...)
+					continue
+				}
+				raw = fmt.Appendf(raw, `\u%04x`, r)
+			}
+			raw = append(raw, '"')
+		case 2: // as written, even when not valid UTF-8
+			raw = []byte(`"` + s + `"`)
+		case 3:
+			raw = []byte(strconv.Itoa(rapid.IntRange(-5, 5).Draw(t, "n")))
+			want = string(raw)
+		}
+		if !json.Valid(raw) {
+			t.Skip("not JSON")
+		}
+		var id string
+		wantIs := json.Unmarshal(raw, &id) == nil && id == want
+		if got := idIs(raw, want); got != wantIs {
+			t.Fatalf("idIs(%s, %q) = %v, decoding says %v", raw, want, got, wantIs)
+		}
+	})
+	for _, tt := range []struct {
+		raw, want string
+		is        bool
+	}{
+		{`"call-1"`, "call-1", true},
+		{`"call\u002d1"`, "call-1", true},
+		{`"call-2"`, "call-1", false},
+		{`1`, "1", false},
+		{`"\ud800"`, "\ufffd", true},
+		{"\"\xff\"", "\xff", false},
+		{"\"\xff\"", "\ufffd", true},
+	} {
+		if got := idIs(json.RawMessage(tt.raw), tt.want); got != tt.is {
+			t.Errorf("idIs(%s, %q) = %v, want %v", tt.raw, tt.want, got, tt.is)
+		}
 	}
 }

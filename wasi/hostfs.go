@@ -19,6 +19,15 @@ type HostDirOptions struct {
 	// Budget is charged for every byte written to files of the tree. Nil means no total limit,
 	// but each write call is still capped at DefaultMaxWriteSize.
 	Budget *Budget
+	// Lazy defers opening the directory to the Dir's first use (any method but ReadOnly and
+	// Close): a preopen the guest never touches then costs one stat instead of an open, a
+	// close and a finalizer. OpenHostDir defers only when that stat shows the open will succeed
+	// (on Unix: a directory the process owns and may read; elsewhere never), and otherwise
+	// opens at once, so that a missing, unreadable or non-directory path fails OpenHostDir with
+	// the same error as without Lazy. A directory removed or replaced between OpenHostDir and
+	// the first use fails that use with an Errno (the open's error mapped by ToErrno), where an
+	// opened directory would have kept the removed one.
+	Lazy bool
 }
 
 // OpenHostDir opens the host directory path as a Dir. Everything beneath it is reached through
@@ -29,18 +38,22 @@ type HostDirOptions struct {
 // Closing the returned Dir releases the directory once every File and Dir opened beneath it is
 // closed too.
 func OpenHostDir(path string, opts HostDirOptions) (Dir, error) {
-	root, err := os.OpenRoot(path)
-	if err != nil {
-		return nil, fmt.Errorf("wasi: open host directory: %w", err)
-	}
-	noteRootEscape(root)
 	b := opts.Budget
 	if b == nil {
 		b = &Budget{limit: 1<<63 - 1, maxWrite: DefaultMaxWriteSize}
 	}
-	t := &hostTree{root: root, readOnly: opts.ReadOnly, budget: b}
+	t := &hostTree{path: path, readOnly: opts.ReadOnly, budget: b}
 	t.refs.Store(1)
-	return &hostDir{tree: t, root: root, prefix: "."}, nil
+	d := &hostDir{tree: t, prefix: "."}
+	t.top = d
+	if opts.Lazy && opensLater(path) {
+		return d, nil
+	}
+	t.once.Do(t.open)
+	if t.err != nil {
+		return nil, fmt.Errorf("wasi: open host directory: %w", t.err)
+	}
+	return d, nil
 }
 
 // rootEscape holds the error that os.Root reports for a path leaving the root. Go does not export
@@ -69,18 +82,51 @@ func isRootEscape(err error) bool {
 // hostTree is one opened host directory and everything opened beneath it; the preopened root stays
 // open until the last node of the tree is closed, because renames and links between two
 // directories of the tree go through it.
+//
+// The root is opened by open, under once: at OpenHostDir, or at the first use of a lazy tree's
+// top directory. Every reader of root (and of top.root) has gone through once, which orders the
+// write before the reads; nodes other than top exist only after the root opened.
 type hostTree struct {
+	path     string
+	top      *hostDir // the directory OpenHostDir returned
+	once     sync.Once
 	root     *os.Root
+	err      error // why root did not open; fs.ErrClosed when the tree closed unopened
 	readOnly bool
 	budget   *Budget
 	refs     atomic.Int32
+}
+
+func (t *hostTree) open() {
+	root, err := os.OpenRoot(t.path)
+	if err != nil {
+		t.err = err
+		return
+	}
+	noteRootEscape(root)
+	t.root, t.top.root = root, root
 }
 
 func (t *hostTree) acquire() { t.refs.Add(1) }
 
 func (t *hostTree) release() error {
 	if t.refs.Add(-1) == 0 {
-		return t.root.Close()
+		// A lazy tree closed before its first use is never opened.
+		t.once.Do(func() { t.err = fs.ErrClosed })
+		if t.root != nil {
+			return t.root.Close()
+		}
+	}
+	return nil
+}
+
+// ready opens a lazy tree's root if it is not open yet. Every method that reaches the host calls
+// it first.
+func (d *hostDir) ready() error {
+	t := d.tree
+	t.once.Do(t.open)
+	if t.err != nil {
+		return mapErr(t.err)
 	}
 	return nil
 }
@@ -101,7 +147,7 @@ func (d *hostDir) Close() error {
 		return EBADF
 	}
 	var err error
-	if d.root != d.tree.root {
+	if d != d.tree.top {
 		err = d.root.Close()
 	}
 	if e := d.tree.release(); err == nil {
@@ -111,6 +157,9 @@ func (d *hostDir) Close() error {
 }
 
 func (d *hostDir) Stat() (Stat, error) {
+	if err := d.ready(); err != nil {
+		return Stat{}, err
+	}
 	fi, err := d.root.Stat(".")
 	if err != nil {
 		return Stat{}, mapErr(err)
@@ -119,6 +168,9 @@ func (d *hostDir) Stat() (Stat, error) {
 }
 
 func (d *hostDir) Sync() error {
+	if err := d.ready(); err != nil {
+		return err
+	}
 	f, err := d.root.Open(".")
 	if err != nil {
 		return mapErr(err)
@@ -131,6 +183,9 @@ func (d *hostDir) Sync() error {
 func (d *hostDir) SetTimes(t Times) error { return d.SetTimesAt(".", true, t) }
 
 func (d *hostDir) ReadDir() (DirReader, error) {
+	if err := d.ready(); err != nil {
+		return nil, err
+	}
 	f, err := d.root.Open(".")
 	if err != nil {
 		return nil, mapErr(err)
@@ -157,6 +212,9 @@ func (d *hostDir) OpenAt(path string, f OpenFlags) (Node, error) {
 	}
 	if f.Create && f.Directory {
 		return nil, EINVAL
+	}
+	if err := d.ready(); err != nil {
+		return nil, err
 	}
 	if f.NoFollow {
 		if fi, err := d.root.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -220,6 +278,9 @@ func (d *hostDir) StatAt(path string, follow bool) (Stat, error) {
 	if _, _, err := d.check(path, false); err != nil {
 		return Stat{}, err
 	}
+	if err := d.ready(); err != nil {
+		return Stat{}, err
+	}
 	var fi fs.FileInfo
 	var err error
 	if follow {
@@ -241,12 +302,18 @@ func (d *hostDir) MkdirAt(path string) error {
 	if clean == "." {
 		return EEXIST
 	}
+	if err := d.ready(); err != nil {
+		return err
+	}
 	return mapErr(d.root.Mkdir(path, 0o777))
 }
 
 func (d *hostDir) UnlinkAt(path string) error {
 	clean, dirOnly, err := d.check(path, true)
 	if err != nil {
+		return err
+	}
+	if err := d.ready(); err != nil {
 		return err
 	}
 	fi, err := d.root.Lstat(path)
@@ -268,6 +335,9 @@ func (d *hostDir) RmdirAt(path string) error {
 	}
 	if clean == "." {
 		return EINVAL
+	}
+	if err := d.ready(); err != nil {
+		return err
 	}
 	fi, err := d.root.Lstat(path)
 	switch {
@@ -306,6 +376,9 @@ func (d *hostDir) RenameAt(oldPath string, newDir Dir, newPath string) error {
 	}
 	if oldClean == "." || newClean == "." {
 		return EBUSY
+	}
+	if err := d.ready(); err != nil {
+		return err
 	}
 	if err := d.checkMovedLink(oldClean, nd, newClean); err != nil {
 		return err
@@ -372,6 +445,9 @@ func (d *hostDir) LinkAt(oldPath string, follow bool, newDir Dir, newPath string
 	if follow {
 		return EINVAL
 	}
+	if err := d.ready(); err != nil {
+		return err
+	}
 	if err := d.checkMovedLink(oldClean, nd, newClean); err != nil {
 		return err
 	}
@@ -388,6 +464,9 @@ func (d *hostDir) SymlinkAt(target, path string) error {
 	}
 	if clean == "." {
 		return EEXIST
+	}
+	if err := d.ready(); err != nil {
+		return err
 	}
 	if err := d.checkSymlinkTarget(clean, target); err != nil {
 		return err
@@ -461,6 +540,9 @@ func (d *hostDir) ReadlinkAt(path string) (string, error) {
 	if _, _, err := d.check(path, false); err != nil {
 		return "", err
 	}
+	if err := d.ready(); err != nil {
+		return "", err
+	}
 	s, err := d.root.Readlink(path)
 	if err != nil {
 		return "", mapErr(err)
@@ -470,6 +552,9 @@ func (d *hostDir) ReadlinkAt(path string) (string, error) {
 
 func (d *hostDir) SetTimesAt(path string, follow bool, t Times) error {
 	if _, _, err := d.check(path, true); err != nil {
+		return err
+	}
+	if err := d.ready(); err != nil {
 		return err
 	}
 	if !follow {

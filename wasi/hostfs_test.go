@@ -49,8 +49,11 @@ func sandbox(t *testing.T) string {
 	return root
 }
 
+// openTree opens path for a test, lazily when lazyTrees is set (TestHostLazy runs the host tests
+// again that way).
 func openTree(t *testing.T, path string, opts HostDirOptions) Dir {
 	t.Helper()
+	opts.Lazy = opts.Lazy || lazyTrees
 	d, err := OpenHostDir(path, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -32,8 +32,9 @@ type Preopen struct {
 	ReadOnly bool
 }
 
-// Open checks p and returns its directory, whose writes draw on budget (nil means unlimited).
-// Errors wrap ErrPreopen, or are those of OpenHostDir.
+// Open checks p and returns its directory, whose writes draw on budget (nil means unlimited). A
+// HostDir is opened with HostDirOptions.Lazy: a guest that never uses it costs no open. Errors
+// wrap ErrPreopen, or are those of OpenHostDir.
 func (p Preopen) Open(budget *Budget) (Dir, error) {
 	if p.GuestPath == "" || len(p.GuestPath) > MaxPathLen || strings.IndexByte(p.GuestPath, 0) >= 0 ||
 		!utf8.ValidString(p.GuestPath) {
@@ -50,7 +51,7 @@ func (p Preopen) Open(budget *Budget) (Dir, error) {
 	}
 	switch {
 	case p.HostDir != "":
-		return OpenHostDir(p.HostDir, HostDirOptions{ReadOnly: p.ReadOnly, Budget: budget})
+		return OpenHostDir(p.HostDir, HostDirOptions{ReadOnly: p.ReadOnly, Budget: budget, Lazy: true})
 	case p.FS != nil:
 		return NewFSDir(p.FS), nil
 	}

@@ -2,6 +2,8 @@ package wasm
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
@@ -68,6 +70,7 @@ func BenchmarkFuelOverhead(b *testing.B) {
 func BenchmarkDecode(b *testing.B) {
 	bin := readTestdata(b, "allops.wasm")
 	b.SetBytes(int64(len(bin)))
+	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		if _, err := Decode(bin, Limits{}); err != nil {
 			b.Fatal(err)
@@ -75,12 +78,38 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// BenchmarkInstrument times Instrument alone, on a Module fresh from Decode each time (as
+// engine.Compile calls it: Instrument uses what Decode recorded of each body, once).
 func BenchmarkInstrument(b *testing.B) {
 	bin := readTestdata(b, "allops.wasm")
-	m := mustDecode(b, bin)
 	b.SetBytes(int64(len(bin)))
+	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		m := mustDecode(b, bin)
+		b.StartTimer()
 		if _, err := Instrument(m, testOpts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkInstrumentGo decodes and instruments a 2.6 MB Go module with the engine's options, as
+// engine.Compile does before wazero compiles the result.
+func BenchmarkInstrumentGo(b *testing.B) {
+	bin, err := os.ReadFile(filepath.Join("..", "..", "bench", "testdata", "hello", "hello.wasm"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(bin)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		m, err := Decode(bin, Limits{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Instrument(m, InstrumentOptions{FuelModule: "kobako:fuel", FuelGlobal: "remaining", FuelHook: "exhausted",
+			MaxTableElements: 10_000, DirectPrefix: "kobako:direct:", EmptyModule: "kobako:empty"}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,6 +14,7 @@ func (d *decoder) codeSection(r *reader) error {
 		return fmt.Errorf("%w: code section has %d bodies but the function section declares %d functions", ErrMalformed, n, len(d.m.FuncTypeIndices))
 	}
 	d.m.Code = make([]Code, 0, n)
+	d.rec.setChunk(r.remaining())
 	for i := uint32(0); i < n; i++ {
 		fn := d.m.NumImportedFuncs + i
 		at := r.offset()
@@ -34,6 +35,12 @@ func (d *decoder) codeSection(r *reader) error {
 			return fmt.Errorf("function %d: %w", fn, err)
 		}
 		d.m.Code = append(d.m.Code, c)
+	}
+	if d.rec.off {
+		// Too many instructions to keep for their bytes: Instrument decodes the bodies again.
+		for i := range d.m.Code {
+			d.m.Code[i].code, d.m.Code[i].labels = nil, nil
+		}
 	}
 	return nil
 }
@@ -82,6 +89,9 @@ func (d *decoder) functionBody(fn, defined uint32, body []byte, base int) (Code,
 	if err := d.scanBody(fn, r); err != nil {
 		return c, err
 	}
+	if !d.rec.off {
+		c.code, c.labels = d.rec.finish()
+	}
 	return c, nil
 }
 
@@ -98,23 +108,39 @@ const (
 )
 
 // scanBody reads every instruction of a function body, checks that blocks nest and end where the
-// body ends, that labels, functions and globals exist, and records the features used.
+// body ends, that labels, functions and globals exist, and records the features used and, in
+// d.rec, the instructions the metering acts on.
 func (d *decoder) scanBody(fn uint32, r *reader) error {
 	m := d.m
 	numGlobals := m.NumGlobals()
 	numFuncs := m.NumFuncs()
-	stack := []byte{frameFunc}
+	stack := append(d.stack[:0], frameFunc)
+	defer func() { d.stack = stack }()
 	in := &d.instr
+	rec := &d.rec
+	rec.begin()
+	bodyStart := r.pos
 	for !r.done() {
 		if err := readInstr(r, in); err != nil {
 			return err
 		}
+		// The recorded offsets are relative to Code.Body, which starts where r does. The structure
+		// is checked below, so add's report of an unmatched end is not needed.
+		in.start -= bodyStart
+		in.end -= bodyStart
+		rec.add(in)
+		in.start += bodyStart
 		at := r.base + in.start
-		info := lookupOp(in.op)
-		if info.feature != "" {
-			m.features.addOp(info.feature, int64(fn), at, "opcode ", in.op)
+		var feature string
+		if in.op < 0x100 {
+			feature = ops1[in.op].feature // without copying the whole opInfo
+		} else {
+			feature = lookupOp(in.op).feature
 		}
-		if in.immFeature != "" && in.immFeature != info.feature {
+		if feature != "" {
+			m.features.addOp(feature, int64(fn), at, "opcode ", in.op)
+		}
+		if in.immFeature != "" && in.immFeature != feature {
 			m.features.addOp(in.immFeature, int64(fn), at, "immediate of opcode ", in.op)
 		}
 		depth := uint32(len(stack))
@@ -136,7 +162,7 @@ func (d *decoder) scanBody(fn uint32, r *reader) error {
 			stack[len(stack)-1] = frameElse
 		case opCatch, opCatchAll:
 			if k := stack[len(stack)-1]; k != frameTry && k != frameCatch {
-				return fmt.Errorf("at byte offset 0x%x: %w: %s without a matching try", at, ErrMalformed, info.name)
+				return fmt.Errorf("at byte offset 0x%x: %w: %s without a matching try", at, ErrMalformed, lookupOp(in.op).name)
 			}
 			stack[len(stack)-1] = frameCatch
 		case opDelegate:

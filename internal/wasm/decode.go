@@ -47,6 +47,8 @@ type decoder struct {
 	numMems     uint32
 	numTables   uint32
 	instr       instr
+	stack       []byte       // scanBody's control frames
+	rec         codeRecorder // the metered instructions of every body
 }
 
 // Decode decodes and checks a WebAssembly core module binary. It reads every section and every

@@ -87,9 +87,15 @@
 // largest on tiny loop bodies; see BenchmarkFuelOverhead, and bench/README.md for what the
 // charges and checks cost on Go code.
 //
-// Instrument decodes each function body once more after Decode, into a compact instruction list
-// that the analysis walks, and keeps of each body only its charge points and the instructions
-// whose indices change; it then writes the output by copying the bytes in between.
+// Each instruction is decoded once on the way from Decode to Instrument's output: Decode's pass
+// over a function body, which checks it, also records the instructions the metering acts on
+// (control flow, calls, the instructions whose indices the fuel imports renumber, bulk
+// instructions), with the cost of those in between, in compact lists allocated in chunks per
+// module. Instrument analyzes those lists and drops them, keeps of each body only its charge
+// points and the instructions whose indices change, and writes the output into one buffer sized
+// beforehand, copying the bytes in between. Decode keeps at most 4 bytes of lists per byte of
+// code (real code needs under 2); past that, and when Instrument runs again on the same Module,
+// Instrument decodes each body itself first, with the same result.
 //
 // # Fuel hook
 //

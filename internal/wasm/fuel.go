@@ -19,13 +19,163 @@ type bblock struct {
 type edge struct{ from, to int32 }
 
 // cinstr is one instruction of the body being metered, as the analysis and emit need it.
-// An instruction ends where the next one starts (the last one, the function's end, at the end of
-// the body). Bodies are shorter than 4 GiB, since their size is a u32.
+// Decode records only the instructions the metering acts on (see opKinds) and counts the cost of
+// those in between in the next one's pre; meter.decode records every instruction. Bodies are
+// shorter than 4 GiB, since their size is a u32.
 type cinstr struct {
 	op    uint32
 	start uint32 // offset in Code.Body
-	idx   uint32 // first index immediate; for br_table, where its targets start in meter.labels
-	n     uint32 // br_table: the number of targets, default included
+	end   uint32 // offset in Code.Body just past the instruction
+	// idx is the first index immediate; for br_table, where its target count and then its targets
+	// start in the body's labels; for loop, 1 when a branch targets the loop (counted
+	// syntactically, dead code included).
+	idx uint32
+	pre uint32 // the cost of the instructions left out right before this one
+}
+
+// opKinds says of each single-byte opcode whether the metering acts on it (opKindMetered:
+// control flow, calls, and the instructions whose index the fuel imports renumber), or else what
+// it costs. Of the prefixed opcodes, the metering acts only on the bulk instructions, which the
+// hook follows; the others cost 1.
+var opKinds = func() (t [256]uint8) {
+	for op := range t {
+		t[op] = uint8(cost(uint32(op)))
+	}
+	for _, op := range []byte{opBlock, opLoop, opIf, opElse, opEnd, opBr, opBrIf, opBrTable, opReturn,
+		opUnreachable, opCall, opCallInd, opGlobalGet, opGlobalSet, opRefFunc} {
+		t[op] = opKindMetered
+	}
+	return t
+}()
+
+const opKindMetered = 2
+
+// codeRecorder builds the compact instruction list of one body at a time, appending to code and
+// labels. Several bodies may share the backing arrays: a body's list starts at base, and when the
+// arrays are full the list moves to new ones of at least chunk elements, so a module's lists are
+// allocated in chunks rather than one by one or copied as a whole.
+type codeRecorder struct {
+	code      []cinstr
+	labels    []uint32
+	base      int
+	labelBase int
+	loops     []int32 // per open block, if or loop: the loop's index in the body's list, or -1
+	pre       uint32
+	all       bool // record every instruction (meter.decode), not only the metered ones
+	chunk     int  // the smallest array to allocate, in elements
+	// limit, when not zero, is the most bytes of instructions and labels to record; past it the
+	// recorder stops (off), and Instrument decodes the bodies again instead. used counts them.
+	limit, used int
+	off         bool
+}
+
+// recordBytesPerByte bounds what Decode records to this many bytes per byte of the code section
+// (plus 64 KiB). Real code stays under 2 (a metered instruction every 8 to 16 bytes, 20 bytes each); a body
+// made of nothing but blocks and ends would need 20.
+const recordBytesPerByte = 4
+
+// recordChunk is the largest chunk: a module's code section is recorded in arrays of 16 Ki
+// instructions (320 KiB), or less for a small section (see setChunk).
+const recordChunk = 1 << 14
+
+// setChunk sizes the chunks for a code section of size bytes. Real code has a metered instruction
+// every 8 to 16 bytes, and a small module gets small arrays.
+func (cr *codeRecorder) setChunk(size int) {
+	cr.chunk = min(recordChunk, max(64, size/8))
+	cr.limit = recordBytesPerByte*size + 64<<10
+}
+
+// grow returns s with room for need more elements, moving s[*base:] to a new array of at least
+// chunk elements if there is none.
+func grow[T any](s []T, base *int, need, chunk int) []T {
+	if cap(s)-len(s) >= need {
+		return s
+	}
+	n := len(s) - *base
+	ns := make([]T, n, max(2*n+need, chunk))
+	copy(ns, s[*base:])
+	*base = 0
+	return ns
+}
+
+// begin starts the list of a new body.
+func (cr *codeRecorder) begin() {
+	cr.base, cr.labelBase = len(cr.code), len(cr.labels)
+	cr.loops = append(cr.loops[:0], -1)
+	cr.pre = 0
+}
+
+// finish returns the list of the body since begin; labels is nil when the body has no br_table.
+func (cr *codeRecorder) finish() (code []cinstr, labels []uint32) {
+	code = cr.code[cr.base:len(cr.code):len(cr.code)]
+	if len(cr.labels) > cr.labelBase {
+		labels = cr.labels[cr.labelBase:len(cr.labels):len(cr.labels)]
+	}
+	return code, labels
+}
+
+// add records in, whose immediates were read from the body. It reports false for an end that
+// closes no block.
+func (cr *codeRecorder) add(in *instr) bool {
+	if !cr.all {
+		if in.op < 0x100 {
+			if k := opKinds[in.op]; k != opKindMetered {
+				cr.pre += uint32(k) // the cost
+				return true
+			}
+		} else if !isBulk(in.op) {
+			cr.pre++
+			return true
+		}
+	}
+	if cr.limit > 0 {
+		if cr.off {
+			return true
+		}
+		cr.used += 20 // the size of a cinstr
+		if in.op == opBrTable {
+			cr.used += 4 * (len(in.labels) + 1)
+		}
+		if cr.used > cr.limit {
+			cr.off = true
+			cr.code, cr.labels, cr.base, cr.labelBase = nil, nil, 0, 0
+			return true
+		}
+	}
+	c := cinstr{op: in.op, start: uint32(in.start), end: uint32(in.end), idx: in.idx, pre: cr.pre}
+	cr.pre = 0
+	cr.code = grow(cr.code, &cr.base, 1, cr.chunk)
+	switch in.op {
+	case opBlock, opIf:
+		cr.loops = append(cr.loops, -1)
+	case opLoop:
+		c.idx = 0
+		cr.loops = append(cr.loops, int32(len(cr.code)-cr.base))
+	case opEnd:
+		if len(cr.loops) == 0 {
+			return false
+		}
+		cr.loops = cr.loops[:len(cr.loops)-1]
+	case opBr, opBrIf:
+		cr.markLoop(in.idx)
+	case opBrTable:
+		cr.labels = grow(cr.labels, &cr.labelBase, len(in.labels)+1, cr.chunk/4)
+		c.idx = uint32(len(cr.labels) - cr.labelBase)
+		cr.labels = append(cr.labels, uint32(len(in.labels)))
+		cr.labels = append(cr.labels, in.labels...)
+		for _, l := range in.labels {
+			cr.markLoop(l)
+		}
+	}
+	cr.code = append(cr.code, c)
+	return true
+}
+
+func (cr *codeRecorder) markLoop(label uint32) {
+	i := len(cr.loops) - 1 - int(label)
+	if i >= 0 && cr.loops[i] >= 0 {
+		cr.code[cr.base+int(cr.loops[i])].idx = 1
+	}
 }
 
 // mframe is a control frame of the metering pass.
@@ -43,26 +193,23 @@ const exitBlock = 0
 
 // meter holds the per-function scratch state, reused across the functions of a module.
 type meter struct {
-	sh         indexShift
-	charge     func(dst []byte, cost int64) []byte
-	checkCode  []byte
-	blocks     []bblock
-	edges      []edge
-	frames     []mframe
-	loops      []bool
-	preds      []int32
-	succStart  []int32
-	succs      []int32
-	in         instr
-	loopStack  []int32
-	loopFrames []byte
-	code       []cinstr // the body being metered, decoded once
-	bodyLen    int
-	labels     []uint32 // the br_table targets of code
-	predStart  []int32
-	predList   []int32
-	mark       []int32 // graph's fill pointers, then sink's "already charged" marks
-	checked    []bool  // callsChecked's "every path so far passed a check", by block
+	sh        indexShift
+	charge    func(dst []byte, cost int64) []byte
+	checkCode []byte
+	blocks    []bblock
+	edges     []edge
+	frames    []mframe
+	preds     []int32
+	succStart []int32
+	succs     []int32
+	in        instr
+	rec       codeRecorder // meter.decode's
+	code      []cinstr     // the body being metered
+	labels    []uint32     // the br_table targets of code: for each br_table, their count, then them
+	predStart []int32
+	predList  []int32
+	mark      []int32 // graph's fill pointers, then sink's "already charged" marks
+	checked   []bool  // callsChecked's "every path so far passed a check", by block
 
 	// numImported is the number of imported functions; calls lists the direct calls of defined
 	// functions in live code, by block, for caller-charged entries (see rewriter.prepare).
@@ -121,56 +268,36 @@ func isBulk(op uint32) bool {
 	return false
 }
 
-// decode reads body once into mt.code, which the analysis and emit then walk, and marks in
-// mt.loops the loops that a branch targets (counted syntactically, dead code included).
+// decode reads every instruction of body into mt.code, for a body that Decode did not record
+// (Instrument runs a second time on the same Module) and for tests.
 func (mt *meter) decode(body []byte) error {
-	mt.code = mt.code[:0]
-	mt.bodyLen = len(body)
-	mt.labels = mt.labels[:0]
-	mt.loops = mt.loops[:0]
-	mt.loopStack = append(mt.loopStack[:0], -1)
-	mt.loopFrames = append(mt.loopFrames[:0], frameFunc)
+	cr := &mt.rec
+	cr.code, cr.labels, cr.all, cr.chunk = cr.code[:0], cr.labels[:0], true, 256
+	cr.begin()
 	r := newReader(body, 0)
 	in := &mt.in
 	for !r.done() {
 		if err := readInstr(r, in); err != nil {
 			return err
 		}
-		c := cinstr{op: in.op, start: uint32(in.start), idx: in.idx}
-		switch in.op {
-		case opBlock, opIf:
-			mt.loopFrames = append(mt.loopFrames, frameBlock)
-			mt.loopStack = append(mt.loopStack, -1)
-		case opLoop:
-			mt.loopFrames = append(mt.loopFrames, frameLoop)
-			mt.loopStack = append(mt.loopStack, int32(len(mt.loops)))
-			mt.loops = append(mt.loops, false)
-		case opEnd:
-			if len(mt.loopFrames) == 0 {
-				return fmt.Errorf("%w: end without a block", ErrMalformed)
-			}
-			mt.loopFrames = mt.loopFrames[:len(mt.loopFrames)-1]
-			mt.loopStack = mt.loopStack[:len(mt.loopStack)-1]
-		case opBr, opBrIf:
-			mt.markLoop(in.idx)
-		case opBrTable:
-			c.idx, c.n = uint32(len(mt.labels)), uint32(len(in.labels))
-			mt.labels = append(mt.labels, in.labels...)
-			for _, l := range in.labels {
-				mt.markLoop(l)
-			}
+		if !cr.add(in) {
+			return fmt.Errorf("%w: end without a block", ErrMalformed)
 		}
-		mt.code = append(mt.code, c)
 	}
+	mt.code, mt.labels = cr.finish()
 	return nil
 }
 
-// analyze fills m.blocks with the charge points of body, and mt.code with its instructions.
+// analyze decodes body and fills m.blocks with its charge points.
 func (mt *meter) analyze(body []byte) error {
 	if err := mt.decode(body); err != nil {
 		return err
 	}
+	return mt.analyzeCode()
+}
 
+// analyzeCode fills m.blocks with the charge points of the body in mt.code and mt.labels.
+func (mt *meter) analyzeCode() error {
 	// Basic blocks, edges and costs.
 	mt.blocks = append(mt.blocks[:0], bblock{at: -1, check: true}) // exitBlock
 	mt.calls = mt.calls[:0]
@@ -179,13 +306,12 @@ func (mt *meter) analyze(body []byte) error {
 	cur := mt.newBlock(0, false)
 	callBlock, callBlocks := int32(-1), 0
 	mt.pushFrame(frameFunc, true, -1, -1)
-	loopOrd := 0
 	for i := range mt.code {
 		in := &mt.code[i]
-		end := mt.endOf(i)
+		end := int(in.end)
 		live := cur >= 0
 		if live {
-			mt.blocks[cur].cost += cost(in.op)
+			mt.blocks[cur].cost += int64(in.pre) + cost(in.op)
 			if (in.op == opCall || in.op == opCallInd) && !mt.blocks[cur].calls {
 				mt.blocks[cur].calls = true
 				callBlock = cur
@@ -199,8 +325,7 @@ func (mt *meter) analyze(body []byte) error {
 		case opBlock:
 			mt.pushFrame(frameBlock, live, -1, -1)
 		case opLoop:
-			targeted := mt.loops[loopOrd]
-			loopOrd++
+			targeted := in.idx != 0
 			header := int32(-1)
 			if live && targeted {
 				header = mt.newBlock(end, true)
@@ -272,7 +397,8 @@ func (mt *meter) analyze(body []byte) error {
 			if !live {
 				break
 			}
-			for _, l := range mt.labels[in.idx : in.idx+in.n] {
+			n := mt.labels[in.idx]
+			for _, l := range mt.labels[in.idx+1 : in.idx+1+n] {
 				mt.branch(cur, l)
 			}
 			cur = -1
@@ -295,21 +421,6 @@ func (mt *meter) analyze(body []byte) error {
 	mt.pushDown()
 	mt.hoist()
 	return nil
-}
-
-// endOf returns where instruction i of mt.code ends.
-func (mt *meter) endOf(i int) int {
-	if i+1 < len(mt.code) {
-		return int(mt.code[i+1].start)
-	}
-	return mt.bodyLen
-}
-
-func (mt *meter) markLoop(label uint32) {
-	i := len(mt.loopStack) - 1 - int(label)
-	if i >= 0 && mt.loopFrames[i] == frameLoop {
-		mt.loops[mt.loopStack[i]] = true
-	}
 }
 
 func (mt *meter) newBlock(at int, check bool) int32 {
@@ -558,6 +669,7 @@ func resize(s []int32, n int) []int32 {
 // planArena allocates the plans of a module's bodies in chunks, so that they are neither copied
 // as they grow nor allocated one by one.
 type planArena struct {
+	chunk  int // the smallest chunk, in elements: at most arenaChunk, less for small modules
 	blocks []pblock
 	calls  []callSite
 	shifts []shiftSite
@@ -567,9 +679,9 @@ type planArena struct {
 const arenaChunk = 1 << 14
 
 // take returns n elements of *a, which the caller fills, and moves *a past them.
-func take[T any](a *[]T, n int) []T {
+func take[T any](a *[]T, n, chunk int) []T {
 	if cap(*a)-len(*a) < n {
-		*a = make([]T, 0, max(n, arenaChunk))
+		*a = make([]T, 0, max(n, chunk))
 	}
 	l := len(*a)
 	*a = (*a)[:l+n]
@@ -593,13 +705,13 @@ func (mt *meter) plan(a *planArena) plan {
 		}
 	}
 	var p plan
-	p.blocks = take(&a.blocks, n)
+	p.blocks = take(&a.blocks, n, a.chunk)
 	for i, b := range mt.blocks[1:] {
 		if k := keep[i+1]; k >= 0 {
 			p.blocks[k] = pblock{at: uint32(b.at), cost: uint32(b.cost), check: b.check}
 		}
 	}
-	p.calls = take(&a.calls, len(mt.calls))
+	p.calls = take(&a.calls, len(mt.calls), a.chunk)
 	for i, c := range mt.calls {
 		k := keep[c.block]
 		if k < 0 {
@@ -607,34 +719,28 @@ func (mt *meter) plan(a *planArena) plan {
 		}
 		p.calls[i] = callSite{k, c.callee}
 	}
-	mt.shifts = mt.shifts[:0]
-	for _, in := range mt.code {
-		var n uint32
-		switch in.op {
-		case opGlobalGet, opGlobalSet:
-			n = mt.sh.globalIdx(in.idx)
-		case opCall, opRefFunc:
-			n = mt.sh.funcIdx(in.idx)
-		default:
-			continue
-		}
-		if n != in.idx {
-			mt.shifts = append(mt.shifts, shiftSite(in.start))
+	mt.shifts, mt.bulks = mt.shifts[:0], mt.bulks[:0]
+	sh := mt.sh
+	for i := range mt.code {
+		in := &mt.code[i]
+		switch op := in.op; {
+		case op == opGlobalGet || op == opGlobalSet:
+			if in.idx >= sh.global {
+				mt.shifts = append(mt.shifts, shiftSite(in.start))
+			}
+		case op == opCall || op == opRefFunc:
+			if sh.hook && in.idx >= sh.fn {
+				mt.shifts = append(mt.shifts, shiftSite(in.start))
+			}
+		case op > 0xff && sh.hook && isBulk(op):
+			mt.bulks = append(mt.bulks, shiftSite(in.start))
 		}
 	}
-	p.shifts = take(&a.shifts, len(mt.shifts))
+	p.shifts = take(&a.shifts, len(mt.shifts), a.chunk)
 	copy(p.shifts, mt.shifts)
-	if mt.sh.hook {
-		mt.bulks = mt.bulks[:0]
-		for _, in := range mt.code {
-			if isBulk(in.op) {
-				mt.bulks = append(mt.bulks, shiftSite(in.start))
-			}
-		}
-		if len(mt.bulks) > 0 {
-			p.bulks = take(&a.bulks, len(mt.bulks))
-			copy(p.bulks, mt.bulks)
-		}
+	if len(mt.bulks) > 0 {
+		p.bulks = take(&a.bulks, len(mt.bulks), a.chunk)
+		copy(p.bulks, mt.bulks)
 	}
 	return p
 }

@@ -60,8 +60,9 @@ type InstrumentOptions struct {
 // instrumentation. The output depends
 // only on the module and opt. Instrument records the table limits it wrote in m.Tables (the
 // declared ones stay in m.DeclaredTables) and, with DirectPrefix, the entry charges in
-// m.EntryCharges; it changes nothing else in m, and so must not run
-// concurrently with other uses of the same Module.
+// m.EntryCharges, and lets go of what Decode recorded of the function bodies for it (running
+// again on m decodes them, with the same result); it changes nothing else in m, and so must not
+// run concurrently with other uses of the same Module.
 //
 // Instrument refuses modules that use features CheckEngineFeatures rejects (their control flow,
 // such as exceptions and tail calls, is outside what the metering handles), modules that
@@ -111,12 +112,9 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 	if opt.FuelHook != "" {
 		sh.fn, sh.hook = m.NumImportedFuncs, true
 	}
-	w := &rewriter{m: m, sh: sh, opt: opt, tables: tables, analyze: (*meter).analyze, renameEmpty: renameEmpty}
+	w := &rewriter{m: m, sh: sh, opt: opt, tables: tables, analyze: analyze, renameEmpty: renameEmpty}
 	if sh.hook {
 		w.hookType, w.addType = emptyFuncType(m.Types)
-	}
-	if analyze != nil {
-		w.analyze = analyze
 	}
 	w.precharge = analyze == nil
 	w.mt.sh = sh
@@ -134,7 +132,8 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 		return nil, err
 	}
 
-	out := make([]byte, 0, len(m.raw)+len(m.raw)/8+64)
+	estimate := w.outputSize()
+	out := make([]byte, 0, estimate)
 	out = append(out, m.raw[:8]...)
 	// A type section is created only for the hook's type, and an import section always. With no
 	// later section to go before, they go before the trailing custom sections: a name section
@@ -157,6 +156,7 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 		}
 		payload := m.raw[s.payloadStart:s.end]
 		var p []byte
+		var write func(dst []byte) ([]byte, error) // appends the payload to dst, in place of p
 		switch s.id {
 		case secType:
 			p = w.typeSection(payload)
@@ -171,24 +171,27 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 		case secStart:
 			p = appendU32(nil, w.funcRef(*m.StartFunc))
 		case secGlobal:
-			p, err = w.globalSection()
+			write = w.globalSection
 		case secExport:
 			p = w.exportSection()
 		case secElement:
-			p, err = w.elementSection()
+			write = w.elementSection
 		case secData:
-			p, err = w.dataSection()
+			write = w.dataSection
 		case secCode:
-			p, err = w.codeSection()
+			write = w.codeSection
 		case secCustom:
 			p = w.customSection(payload)
 		default:
 			p = payload
 		}
-		if err != nil {
+		if write == nil {
+			out = appendSection(out, s.id, p)
+			continue
+		}
+		if out, err = appendSectionFunc(out, s.id, write); err != nil {
 			return nil, fmt.Errorf("section %s: %w", sectionNames[s.id], err)
 		}
-		out = appendSection(out, s.id, p)
 	}
 	if !typeDone {
 		out = appendSection(out, secType, w.typeSection(nil))
@@ -197,6 +200,9 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 		out = appendSection(out, secImport, w.importSection(nil))
 	}
 	m.Tables = tables
+	if debugOutputSize != nil {
+		debugOutputSize(estimate, len(out))
+	}
 	return out, nil
 }
 
@@ -261,6 +267,24 @@ func appendSection(out []byte, id byte, payload []byte) []byte {
 	return append(out, payload...)
 }
 
+// appendSectionFunc appends a section whose payload write appends to its argument: the payload is
+// written in place, after room for the longest size, and moved back once its size is known, which
+// copies it within out instead of building it apart and copying it in.
+func appendSectionFunc(out []byte, id byte, write func(dst []byte) ([]byte, error)) ([]byte, error) {
+	out = append(out, id, 0, 0, 0, 0, 0)
+	start := len(out)
+	out, err := write(out)
+	if err != nil {
+		return nil, err
+	}
+	size := len(out) - start
+	var lb [5]byte
+	n := len(appendU32(lb[:0], uint32(size)))
+	copy(out[start-5:], lb[:n])
+	copy(out[start-5+n:], out[start:])
+	return out[:start-5+n+size], nil
+}
+
 func appendName(b []byte, s string) []byte {
 	b = appendU32(b, uint32(len(s)))
 	return append(b, s...)
@@ -280,7 +304,8 @@ type rewriter struct {
 	// renameEmpty says that some import has the empty module name, which becomes
 	// opt.EmptyModule.
 	renameEmpty bool
-	// analyze places the charges of one body; tests replace it with a per-instruction oracle.
+	// analyze, when not nil, places the charges of one body in place of the meter's analysis:
+	// tests set it to a per-instruction oracle.
 	analyze func(mt *meter, body []byte) error
 	// precharge enables caller-charged entries (see prepare).
 	precharge bool
@@ -309,10 +334,29 @@ func (w *rewriter) prepare() error {
 	mt.numImported = m.NumImportedFuncs
 	w.entryCost = make([]int64, len(m.Code))
 	w.plans = make([]plan, len(m.Code))
-	var arena planArena
-	for i, c := range m.Code {
+	// Real code has a charge point every 10 to 20 bytes of body: small modules get small chunks.
+	codeBytes := 0
+	for _, c := range m.Code {
+		codeBytes += len(c.Body)
+	}
+	arena := planArena{chunk: min(arenaChunk, max(64, codeBytes/16))}
+	for i := range m.Code {
+		c := &m.Code[i]
 		idx := m.NumImportedFuncs + uint32(i)
-		if err := w.analyze(mt, c.Body); err != nil {
+		var err error
+		switch {
+		case w.analyze != nil:
+			err = w.analyze(mt, c.Body)
+		case c.code != nil:
+			// Decode recorded the body's instructions: analyze them without decoding it again,
+			// and let them go, so that they are not kept while wazero compiles the output.
+			mt.code, mt.labels = c.code, c.labels
+			c.code, c.labels = nil, nil
+			err = mt.analyzeCode()
+		default:
+			err = mt.analyze(c.Body)
+		}
+		if err != nil {
 			return fmt.Errorf("section code: function %d: %w", idx, err)
 		}
 		w.plans[i] = mt.plan(&arena)
@@ -346,6 +390,36 @@ func (w *rewriter) prepare() error {
 		wrap(*m.StartFunc)
 	}
 	return nil
+}
+
+// debugOutputSize, when set by a test, receives outputSize's estimate and the output's length.
+var debugOutputSize func(estimate, size int)
+
+// outputSize returns the capacity to allocate for the output, once prepare has run: at least
+// what the code section grows by (its charges, checks, renumbered indices, bulk checks and
+// wrappers, which are most of the growth), plus room for the other sections' smaller changes, so
+// that the output is usually written without growing.
+func (w *rewriter) outputSize() int {
+	// A charge's i64.const takes at most 4 bytes for costs below 2^27, which real blocks (with
+	// their callees' entry costs) stay under; the slack covers the rest.
+	kLen := len(appendU32(nil, w.sh.global))
+	charge := 1 + kLen + 1 + 4 + 1 + 1 + kLen
+	bulk := 1 + 5 + 1 + 5 + 1 + 3 + 1 + 2 + 1 + 5 + 1 // local.tee ... end
+	n := len(w.m.raw) + len(w.m.raw)/128 + 4096
+	for _, p := range w.plans {
+		n += 2 + len(p.shifts) + len(p.bulks)*bulk
+		for _, b := range p.blocks {
+			n += charge
+			if b.check {
+				n += len(w.mt.checkCode)
+			}
+		}
+	}
+	for _, f := range w.wrappers {
+		n += 5 + 1 + charge + 6*len(w.m.Types[w.m.FuncTypeIndices[f-w.m.NumImportedFuncs]].Params) + 7 +
+			2*len(w.m.FuncName(f)) + 10 + len(w.opt.DirectPrefix)
+	}
+	return n
 }
 
 // funcRef returns the function index an export or the start section should name for idx.
@@ -467,8 +541,8 @@ func (w *rewriter) tableSection() []byte {
 	return p
 }
 
-func (w *rewriter) globalSection() ([]byte, error) {
-	p := appendU32(nil, uint32(len(w.m.Globals)))
+func (w *rewriter) globalSection(p []byte) ([]byte, error) {
+	p = appendU32(p, uint32(len(w.m.Globals)))
 	var err error
 	for _, g := range w.m.Globals {
 		mut := byte(0)
@@ -520,8 +594,8 @@ func (w *rewriter) exportSection() []byte {
 	return p
 }
 
-func (w *rewriter) elementSection() ([]byte, error) {
-	p := appendU32(nil, uint32(len(w.m.Elements)))
+func (w *rewriter) elementSection(p []byte) ([]byte, error) {
+	p = appendU32(p, uint32(len(w.m.Elements)))
 	var err error
 	for _, s := range w.m.Elements {
 		p = appendU32(p, s.Flags)
@@ -569,12 +643,8 @@ func (w *rewriter) appendFuncIndices(dst, items []byte) ([]byte, error) {
 	return dst, nil
 }
 
-func (w *rewriter) dataSection() ([]byte, error) {
-	size := 8
-	for _, s := range w.m.Data {
-		size += len(s.Data) + len(s.Offset) + 16
-	}
-	p := appendU32(make([]byte, 0, size), uint32(len(w.m.Data)))
+func (w *rewriter) dataSection(p []byte) ([]byte, error) {
+	p = appendU32(p, uint32(len(w.m.Data)))
 	var err error
 	for _, s := range w.m.Data {
 		p = appendU32(p, s.Flags)
@@ -592,12 +662,8 @@ func (w *rewriter) dataSection() ([]byte, error) {
 	return p, nil
 }
 
-func (w *rewriter) codeSection() ([]byte, error) {
-	total := 0
-	for _, c := range w.m.Code {
-		total += len(c.full)
-	}
-	p := appendU32(make([]byte, 0, total+total/4+16), uint32(len(w.m.Code)+len(w.wrappers)))
+func (w *rewriter) codeSection(p []byte) ([]byte, error) {
+	p = appendU32(p, uint32(len(w.m.Code)+len(w.wrappers)))
 	var body []byte
 	var adjust []int64
 	for i, c := range w.m.Code {

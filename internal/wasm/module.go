@@ -235,6 +235,10 @@ type Code struct {
 	Offset int
 
 	full []byte // the whole entry after its size: local declarations and Body
+	// code and labels are Body's instructions as the metering needs them, recorded by Decode's
+	// pass over the body so that Instrument need not decode it again; Instrument drops them.
+	code   []cinstr
+	labels []uint32
 }
 
 // CustomSection is a custom section's name and payload.

@@ -374,7 +374,10 @@ func testPropertyUnboundedChecked(t *testing.T, fm fuelMode) {
 			rt.Fatalf("metered run used %d fuel, the per-instruction oracle %d (%v)", used, want, err)
 		}
 	})
-	if exhausted == 0 {
+	// About one program in twelve runs out of fuel: the 100 draws of a full run all but surely
+	// include one (the check is not vacuous), while -short's 20 (rapid runs a fifth) miss them all
+	// about one run in five, so only a full run insists.
+	if exhausted == 0 && !testing.Short() {
 		t.Fatal("no program ran out of fuel")
 	}
 }

@@ -34,6 +34,12 @@ type State struct {
 	// Memories holds the contents of every defined memory, in order; each is a whole number of
 	// pages long.
 	Memories [][]byte
+	// ImagesOutside leaves the memories' contents out of the restored module: each memory's
+	// minimum is its image's size, but no data segment writes the image. The caller writes it
+	// into every new memory before anything reads it (one copy of the non-zero runs, where
+	// data segments cost wazero a constant expression and a slot per segment at each
+	// instantiation, and the compiled module a second copy of the image).
+	ImagesOutside bool
 }
 
 // CheckSnapshot reports, wrapping ErrSnapshot, why the module's state after initialization
@@ -43,22 +49,29 @@ type State struct {
 // snapshot restores, and its exported tables can only be written by modules of the set, each of
 // which must pass CheckSnapshot too; without linked, those are refused.
 func (m *Module) CheckSnapshot(linked bool) error {
+	_, err := m.checkSnapshot(linked)
+	return err
+}
+
+// checkSnapshot is CheckSnapshot, also reporting whether any function uses memory.init: only then
+// can code observe the bytes of a data segment after instantiation.
+func (m *Module) checkSnapshot(linked bool) (memoryInit bool, err error) {
 	for i, im := range m.Imports {
 		switch {
 		case im.Kind == ExternTag:
-			return fmt.Errorf("%w: import %d (%q %q) is a tag", ErrSnapshot, i, im.Module, im.Name)
+			return false, fmt.Errorf("%w: import %d (%q %q) is a tag", ErrSnapshot, i, im.Module, im.Name)
 		case !linked && im.Kind != ExternFunc:
-			return fmt.Errorf("%w: import %d (%q %q) is a %s: its state belongs to another instance, which a snapshot does not restore", ErrSnapshot, i, im.Module, im.Name, im.Kind)
+			return false, fmt.Errorf("%w: import %d (%q %q) is a %s: its state belongs to another instance, which a snapshot does not restore", ErrSnapshot, i, im.Module, im.Name, im.Kind)
 		}
 	}
 	for _, ex := range m.Exports {
 		if !linked && ex.Kind == ExternTable {
-			return fmt.Errorf("%w: it exports table %d as %q, which another instance could write", ErrSnapshot, ex.Index, ex.Name)
+			return false, fmt.Errorf("%w: it exports table %d as %q, which another instance could write", ErrSnapshot, ex.Index, ex.Name)
 		}
 	}
 	for i, mem := range m.Memories {
 		if mem.Shared || mem.Is64 {
-			return fmt.Errorf("%w: memory %d is shared or 64-bit", ErrSnapshot, uint32(len(m.ImportedMemories))+uint32(i))
+			return false, fmt.Errorf("%w: memory %d is shared or 64-bit", ErrSnapshot, uint32(len(m.ImportedMemories))+uint32(i))
 		}
 	}
 	for i, g := range m.Globals {
@@ -68,7 +81,7 @@ func (m *Module) CheckSnapshot(linked bool) error {
 		switch g.Type.ValType {
 		case I32, I64, F32, F64:
 		default:
-			return fmt.Errorf("%w: mutable global %d of type %s cannot be captured", ErrSnapshot, m.NumImportedGlobals+uint32(i), g.Type.ValType)
+			return false, fmt.Errorf("%w: mutable global %d of type %s cannot be captured", ErrSnapshot, m.NumImportedGlobals+uint32(i), g.Type.ValType)
 		}
 	}
 	var in instr
@@ -76,14 +89,15 @@ func (m *Module) CheckSnapshot(linked bool) error {
 		r := newReader(c.Body, c.Offset)
 		for !r.done() {
 			if err := readInstr(r, &in); err != nil {
-				return fmt.Errorf("%w: function %d: %w", ErrSnapshot, m.NumImportedFuncs+uint32(i), err)
+				return false, fmt.Errorf("%w: function %d: %w", ErrSnapshot, m.NumImportedFuncs+uint32(i), err)
 			}
+			memoryInit = memoryInit || in.op == prefixMisc<<16|8
 			if why := snapshotBlocker(in.op); why != "" {
-				return fmt.Errorf("%w: function %d at byte offset 0x%x uses %s, %s", ErrSnapshot, m.NumImportedFuncs+uint32(i), r.base+in.start, lookupOp(in.op).name, why)
+				return false, fmt.Errorf("%w: function %d at byte offset 0x%x uses %s, %s", ErrSnapshot, m.NumImportedFuncs+uint32(i), r.base+in.start, lookupOp(in.op).name, why)
 			}
 		}
 	}
-	return nil
+	return memoryInit, nil
 }
 
 // snapshotBlocker says why an instruction makes a snapshot inexact, or "" when it does not.
@@ -140,16 +154,20 @@ func AddStateExports(m *Module, prefix string) ([]byte, error) {
 
 // RestoreState returns the module's binary changed to start in state st: every defined mutable
 // global is initialized to its captured value, every defined memory's minimum is its image's
-// page count and its contents are written by active data segments (runs of non-zero bytes), the
-// original active data segments become passive ones with the same bytes (wazero keeps an applied
-// active segment readable by memory.init, where the spec drops it), and the start section is
-// removed. Functions, tables, element segments and passive data segments
-// are unchanged. The module must pass CheckSnapshot (with linked as given). m is not changed.
+// page count and, unless st.ImagesOutside, its contents are written by active data segments
+// (runs of non-zero bytes), and the start section is removed. The original data segments stay
+// only when code can read them, with memory.init: the active ones then become passive ones with
+// the same bytes (wazero keeps an applied active segment readable by memory.init, where the spec
+// drops it), ahead of the image segments so that no segment index moves. Without memory.init
+// (and data.drop, which CheckSnapshot refuses) no code names a segment, and the images already
+// hold what the segments wrote. Functions, tables and element segments are unchanged. The
+// module must pass CheckSnapshot (with linked as given). m is not changed.
 func RestoreState(m *Module, st State, linked bool) ([]byte, error) {
 	if m == nil || len(m.raw) < 8 {
 		return nil, fmt.Errorf("wasm: snapshot: %w: the module was not produced by Decode", ErrSnapshot)
 	}
-	if err := m.CheckSnapshot(linked); err != nil {
+	memoryInit, err := m.checkSnapshot(linked)
+	if err != nil {
 		return nil, fmt.Errorf("wasm: snapshot: %w", err)
 	}
 	if len(st.Memories) != len(m.Memories) {
@@ -199,6 +217,9 @@ func RestoreState(m *Module, st State, linked bool) ([]byte, error) {
 	var segs []byte
 	n := uint32(0)
 	for _, s := range m.Data {
+		if !memoryInit {
+			break
+		}
 		n++
 		// An applied active segment becomes a passive one with the same bytes: wazero does not
 		// drop active segments after applying them (the spec does), so memory.init can still
@@ -212,8 +233,11 @@ func RestoreState(m *Module, st State, linked bool) ([]byte, error) {
 		segs = append(segs, s.Data...)
 	}
 	for i, img := range st.Memories {
+		if st.ImagesOutside {
+			break
+		}
 		mem := uint32(len(m.ImportedMemories) + i)
-		for _, run := range nonZeroRuns(img) {
+		for _, run := range NonZeroRuns(img) {
 			n++
 			if mem == 0 {
 				segs = append(segs, 0x00)
@@ -228,22 +252,25 @@ func RestoreState(m *Module, st State, linked bool) ([]byte, error) {
 			segs = append(segs, img[run[0]:run[1]]...)
 		}
 	}
+	drop := map[byte]bool{secStart: true}
 	if n > 0 {
 		edits[secData] = append(appendU32(nil, n), segs...)
+	} else {
+		drop[secData] = true
 	}
 	if m.DataCount != nil {
 		edits[secDataCount] = appendU32(nil, n)
 	}
-	return m.edit(edits, map[byte]bool{secStart: true}), nil
+	return m.edit(edits, drop), nil
 }
 
 // maxZeroGap is the longest run of zero bytes kept inside one data segment rather than split
 // into two: a segment's header costs about as much.
 const maxZeroGap = 4096
 
-// nonZeroRuns returns the [start, end) ranges of img that hold its non-zero bytes, joining runs
+// NonZeroRuns returns the [start, end) ranges of img that hold its non-zero bytes, joining runs
 // separated by at most maxZeroGap zeros.
-func nonZeroRuns(img []byte) [][2]int {
+func NonZeroRuns(img []byte) [][2]int {
 	var runs [][2]int
 	for i := 0; i < len(img); {
 		if img[i] == 0 {

@@ -3,6 +3,9 @@ package wasm
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"os"
+	"slices"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -68,14 +71,14 @@ func TestRestoreState_Errors(t *testing.T) {
 	}
 }
 
-// nonZeroRuns covers every non-zero byte, with runs in order, apart, and starting and ending on
+// NonZeroRuns covers every non-zero byte, with runs in order, apart, and starting and ending on
 // non-zero bytes: writing the runs into zeroed memory gives the image back.
 func TestNonZeroRuns(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		img := rapid.SliceOfN(rapid.SampledFrom([]byte{0, 0, 0, 0, 1, 255}), 0, 300).Draw(t, "img")
 		got := make([]byte, len(img))
 		last := -1
-		for _, r := range nonZeroRuns(img) {
+		for _, r := range NonZeroRuns(img) {
 			if r[0] <= last || r[0] >= r[1] || img[r[0]] == 0 || img[r[1]-1] == 0 {
 				t.Fatalf("bad run %v after %d", r, last)
 			}
@@ -86,4 +89,53 @@ func TestNonZeroRuns(t *testing.T) {
 			t.Fatal("runs do not rebuild the image")
 		}
 	})
+}
+
+// RestoreState keeps the original data segments only when code can read them (memory.init),
+// as passive ones ahead of the image's, and writes no image segment with ImagesOutside; the
+// data count always matches the segments left.
+func TestRestoreStateDataSegments(t *testing.T) {
+	img := make([]byte, SnapshotPageSize)
+	copy(img[8:], "abc")
+	img[40000] = 9
+	for _, tc := range []struct {
+		fixture string
+		outside bool
+		want    []string // each segment: "passive:<bytes>" or "active:<bytes>"
+	}{
+		{"snapdata", false, []string{"active:abc", "active:\x09"}},
+		{"snapdata", true, nil},
+		{"snapdatainit", false, []string{"passive:abc", "passive:passive", "active:abc", "active:\x09"}},
+		{"snapdatainit", true, []string{"passive:abc", "passive:passive"}},
+	} {
+		t.Run(fmt.Sprintf("%s/outside=%v", tc.fixture, tc.outside), func(t *testing.T) {
+			b, err := os.ReadFile("testdata/" + tc.fixture + ".wasm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := mustDecode(t, b)
+			out, err := RestoreState(m, State{Globals: map[uint32]uint64{}, Memories: [][]byte{img}, ImagesOutside: tc.outside}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := mustDecode(t, out)
+			var got []string
+			for _, s := range r.Data {
+				mode := "active"
+				if s.Mode != ModeActive {
+					mode = "passive"
+				}
+				got = append(got, mode+":"+string(s.Data))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("segments %q, want %q", got, tc.want)
+			}
+			if m.DataCount != nil && (r.DataCount == nil || int(*r.DataCount) != len(r.Data)) {
+				t.Fatalf("data count %v for %d segments", r.DataCount, len(r.Data))
+			}
+			if r.Memories[0].Min != 1 || r.StartFunc != nil {
+				t.Fatalf("memory %+v, start %v", r.Memories[0], r.StartFunc)
+			}
+		})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi"
 )
 
@@ -436,5 +437,61 @@ func TestFilestat(t *testing.T) {
 	fi, _ = os.Stat(filepath.Join(rw, "f"))
 	if fi.ModTime().Unix() != 300 {
 		t.Errorf("mtime %v", fi.ModTime())
+	}
+}
+
+// A host preopen is opened at its first use (wasi.HostDirOptions.Lazy): fd_prestat_get,
+// fd_prestat_dir_name and fd_fdstat_get answer without it, and a directory removed after Bind
+// fails the first use with ENOENT (an opened one would have been kept, and its uses would fail
+// as the host fails them on a removed directory). Where preopens open at once (not Unix), the
+// same calls answer as for an opened directory.
+func TestLazyPreopen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vol")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := newRaw(t, Config{Preopens: []wasi.Preopen{{GuestPath: "/d", HostDir: dir}}})
+	os.Remove(dir)
+	if e := r.call("fd_prestat_get", 3, 100); e != 0 || r.u32(104) != 2 {
+		t.Errorf("fd_prestat_get = %v, name length %d", e, r.u32(104))
+	}
+	if e := r.call("fd_prestat_dir_name", 3, 200, 2); e != 0 || string(r.read(200, 2)) != "/d" {
+		t.Errorf("fd_prestat_dir_name = %v %q", e, r.read(200, 2))
+	}
+	if e := r.call("fd_fdstat_get", 3, 300); e != 0 || r.read(300, 1)[0] != byte(wasi.FiletypeDirectory) {
+		t.Errorf("fd_fdstat_get = %v, filetype %d", e, r.read(300, 1)[0])
+	}
+	p, n := r.str(60000, "f")
+	if e := r.call("path_open", 3, 1, p, n, 1 /* creat */, rightsRW, rightsRW, 0, 59996); e != wasi.ENOENT {
+		t.Errorf("path_open in the removed directory = %v, want ENOENT", e)
+	}
+	// Opened lazily, the first use fails. Opened at Bind (where preopens cannot be lazy), fstat
+	// answers as the platform's os.Root does for a removed directory: through its descriptor
+	// (wasip1: success) or by its path (js: ENOENT).
+	if e := r.call("fd_filestat_get", 3, 400); e != wasi.ENOENT && (lazyPreopens || e != 0) {
+		t.Errorf("fd_filestat_get = %v, want ENOENT (lazy preopens: %v)", e, lazyPreopens)
+	}
+	if e := r.call("fd_close", 3); e != 0 {
+		t.Errorf("fd_close = %v", e)
+	}
+}
+
+// Bind still refuses a missing or non-directory host preopen, with the error of an eager open.
+func TestBindPreopenErrorText(t *testing.T) {
+	base := t.TempDir()
+	file := filepath.Join(base, "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, dir := range []string{filepath.Join(base, "missing"), file} {
+		_, eager := wasi.OpenHostDir(dir, wasi.HostDirOptions{})
+		if eager == nil {
+			t.Fatalf("OpenHostDir(%q) succeeded", dir)
+		}
+		want := `preview1: preopen 0 ("/x"): ` + eager.Error()
+		s, _ := testEngine(t).NewStore(t.Context(), engine.DefaultLimits())
+		_, err := Bind(s, Config{Preopens: []wasi.Preopen{{GuestPath: "/x", HostDir: dir}}})
+		if err == nil || err.Error() != want {
+			t.Errorf("Bind(%q) = %v, want %s", dir, err, want)
+		}
+		s.Close(t.Context())
 	}
 }

@@ -83,7 +83,8 @@ type preopenInfo struct {
 var hostKey = engine.NewKey[*Host]()
 
 // Bind attaches WASI preview 1 state built from cfg to s, for the functions of Module to use. It
-// opens the preopened directories, which are closed with the store (or earlier by Host.Close).
+// checks the preopened directories and opens them (a host directory at the guest's first use of
+// it, see wasi.HostDirOptions.Lazy); they are closed with the store (or earlier by Host.Close).
 func Bind(s *engine.Store, cfg Config) (*Host, error) {
 	if _, ok := hostKey.Get(s); ok {
 		return nil, fmt.Errorf("preview1: bind: %w", ErrAlreadyBound)
@@ -147,9 +148,16 @@ func newHost(cfg Config) (*Host, error) {
 		stderr = io.Discard
 	}
 	h.fds.limit = 3 + len(cfg.Preopens) + maxFiles
-	h.fds.add(&fdEntry{kind: kindStdin, rights: stdinRights})
-	h.fds.add(&fdEntry{kind: kindWriter, w: stdout, rights: stdoutRights})
-	h.fds.add(&fdEntry{kind: kindWriter, w: stderr, rights: stdoutRights})
+	// The initial descriptors come from one allocation, with room in the table for a few more.
+	initial := make([]fdEntry, 3+len(cfg.Preopens))
+	h.fds.entries = make([]*fdEntry, 0, min(len(initial)+4, h.fds.limit))
+	h.preopens = make([]preopenInfo, 0, len(cfg.Preopens))
+	initial[0] = fdEntry{kind: kindStdin, rights: stdinRights}
+	initial[1] = fdEntry{kind: kindWriter, w: stdout, rights: stdoutRights}
+	initial[2] = fdEntry{kind: kindWriter, w: stderr, rights: stdoutRights}
+	for i := range 3 {
+		h.fds.add(&initial[i])
+	}
 	for i, p := range cfg.Preopens {
 		d, err := p.Open(budget)
 		if err != nil {
@@ -160,8 +168,9 @@ func newHost(cfg Config) (*Host, error) {
 			return nil, fmt.Errorf("preview1: preopen %d (%q): %w", i, p.GuestPath, err)
 		}
 		h.preopens = append(h.preopens, preopenInfo{name: p.GuestPath, dir: d})
-		h.fds.add(&fdEntry{kind: kindDir, dir: d, preopen: p.GuestPath, isPreopen: true,
-			rights: dirRights, inheriting: fileRights | dirRights})
+		initial[3+i] = fdEntry{kind: kindDir, dir: d, preopen: p.GuestPath, isPreopen: true,
+			rights: dirRights, inheriting: fileRights | dirRights}
+		h.fds.add(&initial[3+i])
 	}
 	return h, nil
 }
@@ -198,7 +207,9 @@ func (h *Host) Close() error {
 	var errs []error
 	for fd := range h.fds.entries {
 		if e := h.fds.entries[fd]; e != nil {
-			errs = append(errs, e.close())
+			if err := e.close(); err != nil {
+				errs = append(errs, err)
+			}
 			h.fds.entries[fd] = nil
 		}
 	}

@@ -83,8 +83,9 @@ type preopen struct {
 }
 
 // Bind checks cfg, builds a Host from it and attaches it to s, for the functions Define installs
-// to find when an instance in s calls them. It opens the preopened directories, which are
-// closed with the store (or earlier by Host.Close). A store takes one Host: binding again fails
+// to find when an instance in s calls them. It checks and opens the preopened directories (a host
+// directory at the guest's first use of it, see wasi.HostDirOptions.Lazy), which are closed with
+// the store (or earlier by Host.Close). A store takes one Host: binding again fails
 // with ErrAlreadyBound.
 func Bind(s *engine.Store, cfg Config) (*Host, error) {
 	if _, ok := hostKey.Get(s); ok {
