@@ -341,15 +341,12 @@ func (ft *FuncType) lowerResults(cx *CallContext, results []Value, flatArgs []ui
 		}
 		return out, nil
 	}
-	if len(flatArgs) != len(ft.lower.Params) {
-		return nil, errorf(ErrCoreValues, "expected %d core arguments, got %d", len(ft.lower.Params), len(flatArgs))
-	}
 	tt := ft.resultTuple
-	ptr := uint32(flatArgs[len(flatArgs)-1])
-	if err := checkAlign(ptr, tt.align, "return"); err != nil {
+	ptr, err := ft.returnPointer(flatArgs)
+	if err != nil {
 		return nil, err
 	}
-	err := s.storeTo(ptr, uint64(tt.size), tt.hasPtr, func(b []byte) error {
+	err = s.storeTo(ptr, uint64(tt.size), tt.hasPtr, func(b []byte) error {
 		for i, t := range ft.results {
 			if err := s.store(t, results[i], sub(b, tt.offsets[i]), ptr+tt.offsets[i]); err != nil {
 				return at(err, steps.step(i))
@@ -432,4 +429,14 @@ func (ft *FuncType) ServeImport(cx *CallContext, flat []uint64, host func(args [
 		return nil, finishErr("call", endErr)
 	}
 	return out, err
+}
+
+// returnPointer checks the flat arguments of a lowered import whose results do not fit in
+// MaxFlatResults values and returns the last one: where the caller wants the results stored.
+func (ft *FuncType) returnPointer(flatArgs []uint64) (uint32, error) {
+	if len(flatArgs) != len(ft.lower.Params) {
+		return 0, errorf(ErrCoreValues, "expected %d core arguments, got %d", len(ft.lower.Params), len(flatArgs))
+	}
+	ptr := uint32(flatArgs[len(flatArgs)-1])
+	return ptr, checkAlign(ptr, ft.resultTuple.align, "return")
 }

@@ -251,21 +251,13 @@ func (s *storer) lowerList(lt *ListType, v Value) (ptr, n uint32, err error) {
 		if pk.elem != elem.Kind() {
 			return 0, 0, errorf(ErrTypeMismatch, "expected `list<%s>`, found `list<%s>`", elem.Kind(), pk.elem)
 		}
-		byteLen := uint64(len(pk.raw))
-		if byteLen > MaxListByteLength {
-			return 0, 0, errorf(ErrTooLong, "list of %d bytes is above 2^28-1", byteLen)
-		}
-		p, err := s.cx.alloc(elem.Align(), uint32(byteLen))
-		if err != nil {
-			return 0, 0, err
-		}
-		dst, err := view(mem, p, byteLen)
+		p, dst, err := s.allocPacked(mem, elem, uint64(len(pk.raw)))
 		if err != nil {
 			return 0, 0, err
 		}
 		copy(dst, pk.raw)
 		canonPacked(pk.elem, dst)
-		return p, uint32(byteLen / es), nil
+		return p, uint32(uint64(len(pk.raw)) / es), nil
 	}
 	es2, _ := v.ref.([]Value)
 	p, dst, err := s.allocList(mem, elem, len(es2))
@@ -279,6 +271,24 @@ func (s *storer) lowerList(lt *ListType, v Value) (ptr, n uint32, err error) {
 		}
 	}
 	return p, uint32(len(es2)), nil
+}
+
+// allocPacked checks the byte length of a packed numeric list, allocates it with one realloc
+// call and returns the view to copy its bytes into (no element calls realloc, so the view stays
+// valid).
+func (s *storer) allocPacked(mem Memory, elem Type, byteLen uint64) (uint32, []byte, error) {
+	if byteLen > MaxListByteLength {
+		return 0, nil, errorf(ErrTooLong, "list of %d bytes is above 2^28-1", byteLen)
+	}
+	p, err := s.cx.alloc(elem.Align(), uint32(byteLen))
+	if err != nil {
+		return 0, nil, err
+	}
+	dst, err := view(mem, p, byteLen)
+	if err != nil {
+		return 0, nil, err
+	}
+	return p, dst, nil
 }
 
 // allocList checks the byte length of a list of count elements, allocates it with one realloc

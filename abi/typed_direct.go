@@ -208,15 +208,7 @@ func packedDirect(c *goCodec, gt reflect.Type, lt *ListType, ek Kind, sz uint32)
 			return 0, 0, err
 		}
 		n := rv.Len()
-		byteLen := uint64(n) * uint64(sz)
-		if byteLen > MaxListByteLength {
-			return 0, 0, errorf(ErrTooLong, "list of %d bytes is above 2^28-1", byteLen)
-		}
-		p, err := s.cx.alloc(elem.Align(), uint32(byteLen))
-		if err != nil {
-			return 0, 0, err
-		}
-		dst, err := view(mem, p, byteLen)
+		p, dst, err := s.allocPacked(mem, elem, uint64(n)*uint64(sz))
 		if err != nil {
 			return 0, 0, err
 		}
@@ -592,12 +584,9 @@ func (g *GoFunc) lowerResults(cx *CallContext, results []reflect.Value, flatArgs
 		}
 		return out, nil
 	}
-	if len(flatArgs) != len(ft.lower.Params) {
-		return nil, errorf(ErrCoreValues, "expected %d core arguments, got %d", len(ft.lower.Params), len(flatArgs))
-	}
 	tt := ft.resultTuple
-	ptr := uint32(flatArgs[len(flatArgs)-1])
-	if err := checkAlign(ptr, tt.align, "return"); err != nil {
+	ptr, err := ft.returnPointer(flatArgs)
+	if err != nil {
 		return nil, err
 	}
 	if err := storeGoValues(s, g.results, tt, ptr, results, steps.step); err != nil {

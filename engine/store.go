@@ -42,7 +42,6 @@ type Store struct {
 	hostCalls  uint64        // host function calls so far, but the refuel hook's
 	exitFrame  func() error  // s.exit, bound once so Enter does not allocate it per call
 	caller     *Caller       // the last Caller handed to a host function (see wrapHost)
-	image      *memoryImage  // the image of the memory the module being instantiated defines
 
 	closeOnce sync.Once
 }
@@ -262,12 +261,12 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 		ctx = fc
 	}
 	ictx := experimental.WithImportResolver(ctx, func(name string) api.Module { return resolved[name] })
-	ictx = experimental.WithMemoryAllocator(ictx, experimental.MemoryAllocatorFunc(s.allocate))
+	img := m.image // the module defines at most one memory: the image is its contents
+	ictx = experimental.WithMemoryAllocator(ictx, experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
+		return s.allocate(capacity, max, img)
+	}))
 	s.depth++
-	// The module defines at most one memory, allocated before anything can read it.
-	s.image = m.image
 	mod, err := s.engine.runtime.InstantiateModule(ictx, m.compiled, anonymousConfig)
-	s.image = nil
 	s.depth--
 	if err != nil {
 		if !ranCode(err) {
@@ -420,9 +419,9 @@ const wasmPage = 65536
 
 // allocate backs every linear memory the store's instances define, enforcing the per-memory limit:
 // growth past it fails the way the spec says (memory.grow returns -1), never with a Go allocation.
-func (s *Store) allocate(capacity, max uint64) experimental.LinearMemory {
-	lm := &linearMemory{store: s, max: min(max, s.limits.MemoryBytes), image: s.image}
-	s.image = nil
+// img, when not nil, is what the memory starts as (a restored module's; see Module.setImage).
+func (s *Store) allocate(capacity, max uint64, img *memoryImage) experimental.LinearMemory {
+	lm := &linearMemory{store: s, max: min(max, s.limits.MemoryBytes), image: img}
 	s.memories = append(s.memories, lm)
 	return lm
 }
