@@ -1,9 +1,10 @@
 module github.com/kobako/kobako
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/BurntSushi/toml v1.6.0
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
 	github.com/invopop/jsonschema v0.14.0
 	github.com/klauspost/compress v1.20.4
 	github.com/modelcontextprotocol/go-sdk v1.8.0

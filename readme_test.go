@@ -3,6 +3,7 @@ package kobako
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -11,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -224,5 +227,96 @@ func TestReadmePrograms(t *testing.T) {
 				t.Errorf("README.md:%d: go build %s (GOOS=%s): %v\n%s", s.line, s.file, goos, err, out)
 			}
 		}
+	}
+}
+
+// installSize is the README's statement of the binary's size, in the form the test reads.
+var installSize = regexp.MustCompile(`CGO_ENABLED=0 go install \./cmd/kobako +# one static binary: (\d+\.\d) MB on (\w+)/(\w+) with (go[\d.]+)`)
+
+// TestReadme_BinarySize builds kobako as Install does and checks the size the README states,
+// within 5% (a few commits change it a little; a new dependency changes it a lot).
+func TestReadme_BinarySize(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := installSize.FindSubmatch(readme)
+	if m == nil {
+		t.Fatalf("README's Install does not state the size as %s", installSize)
+	}
+	if testing.Short() {
+		t.Skip("builds the kobako binary")
+	}
+	if goos, goarch := string(m[2]), string(m[3]); runtime.GOOS != goos || runtime.GOARCH != goarch {
+		t.Skipf("the README states the size on %s/%s", goos, goarch)
+	}
+	var stated float64
+	fmt.Sscan(string(m[1]), &stated)
+	bin := filepath.Join(t.TempDir(), "kobako")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/kobako")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	fi, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := float64(fi.Size()) / 1e6
+	if real < stated*0.95 || real > stated*1.05 {
+		t.Errorf("README says %.1f MB, the binary is %.1f MB (%d bytes) with %s", stated, real, fi.Size(), runtime.Version())
+	}
+}
+
+// TestReadme_EmbeddingWithAGoGuest runs the README's embedding snippet, as a reader would paste
+// it, on a Go guest: Go programs end with proc_exit(0), which the snippet must not print as an
+// error ("error: exit status 0").
+func TestReadme_EmbeddingWithAGoGuest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program")
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snippets, err := readmeSnippets(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body string
+	for _, s := range snippets {
+		if s.example == "Example_embedding" {
+			body = s.code
+		}
+	}
+	if body == "" {
+		t.Fatal("README has no Example_embedding snippet")
+	}
+	guest, err := filepath.Abs("cmd/kobako/example/hello.wasm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body = strings.Replace(body, `"testdata/hello.wasm"`, strconv.Quote(guest), 1)
+	src := "package main\n\nimport (\n\t\"context\"\n\t\"errors\"\n\t\"fmt\"\n\t\"os\"\n\n\t\"github.com/kobako/kobako/engine\"\n\t\"github.com/kobako/kobako/wasi/preview1\"\n)\n\nvar _ = errors.New // whether the snippet uses it or not\n\nfunc main() {\n" + body + "\n}\n"
+	// An overlay places the program inside the module (so that it imports kobako as a reader's
+	// program would through its replace) without writing into the checkout.
+	tmp := t.TempDir()
+	if err := os.WriteFile(filepath.Join(tmp, "main.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	virtual, err := filepath.Abs(filepath.Join("internal", "readmeembed", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlay, _ := json.Marshal(map[string]any{"Replace": map[string]string{virtual: filepath.Join(tmp, "main.go")}})
+	if err := os.WriteFile(filepath.Join(tmp, "overlay.json"), overlay, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("go", "run", "-overlay", filepath.Join(tmp, "overlay.json"), "./internal/readmeembed").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run: %v\n%s", err, out)
+	}
+	if !regexp.MustCompile(`(?m)^error: <nil> fuel: \d+$`).Match(out) {
+		t.Errorf("the snippet on a Go guest printed:\n%s", out)
 	}
 }

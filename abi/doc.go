@@ -7,7 +7,7 @@
 //
 // The package uses only the standard library and knows nothing of any engine: it reads and
 // writes guest memory through the small Memory interface, calls the guest's allocator through
-// Realloc, and moves resource handles through HandleTable. SliceMemory and ResourceTable are
+// Realloc, and moves resource handles through HandleTable. SliceMemory and Handles are
 // complete in-process implementations for tests and for hosts that need canonical bytes.
 //
 // # Types

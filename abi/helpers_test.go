@@ -37,13 +37,13 @@ func (m *movingMemory) Realloc(oldPtr, oldSize, align, newSize uint32) (uint32, 
 
 type env struct {
 	mem   *movingMemory
-	table *ResourceTable
+	table *Handles
 	cx    *CallContext
 }
 
 func newEnv(enc StringEncoding) *env {
 	m := &movingMemory{NewSliceMemory(1<<12, 64<<20)}
-	tbl := NewResourceTable()
+	tbl := NewHandles()
 	return &env{mem: m, table: tbl, cx: &CallContext{
 		Memory: m, Realloc: m.Realloc, Encoding: enc, Handles: tbl, Scope: &BorrowScope{},
 	}}

@@ -90,7 +90,7 @@ func TestLoad_Errors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			mem := memWith(tt.runs)
 			cx := &CallContext{Memory: mem, Realloc: mem.Realloc, Encoding: tt.enc,
-				Handles: NewResourceTable(), Scope: &BorrowScope{}}
+				Handles: NewHandles(), Scope: &BorrowScope{}}
 			if tt.cx != nil {
 				tt.cx(cx)
 			}

@@ -2,7 +2,7 @@ package abi
 
 // HandleTable is the part of a component instance's handle table that lifting and lowering of
 // own and borrow use (CanonicalABI.md#resource-state). Package component implements it per
-// instance; ResourceTable is a complete reference implementation.
+// instance; Handles is a complete reference implementation.
 //
 // "Lower" moves a resource into the guest (a new handle appears in its table); "lift" moves it
 // out (the handle index the guest passed is looked up, and for own removed).
@@ -69,11 +69,11 @@ func (s *BorrowScope) End() error {
 // high bits.
 const MaxTableLength = 1<<28 - 1
 
-// ResourceTable is a reference handle table with the specification's semantics: index 0 is never
+// Handles is a reference handle table with the specification's semantics: index 0 is never
 // used, freed indices are reused, owned handles cannot be moved or dropped while lent, borrow
 // handles belong to the scope of the call that created them. It implements HandleTable and the
 // resource.new, resource.rep and resource.drop built-ins. It is not safe for concurrent use.
-type ResourceTable struct {
+type Handles struct {
 	entries []tableEntry
 	free    []uint32
 	local   map[*ResourceType]bool
@@ -89,10 +89,10 @@ type tableEntry struct {
 	scope *BorrowScope
 }
 
-// NewResourceTable returns an empty table for an instance that implements the given resource
+// NewHandles returns an empty table for an instance that implements the given resource
 // types (borrows of those are passed to it as their rep, not as handles).
-func NewResourceTable(implements ...*ResourceType) *ResourceTable {
-	t := &ResourceTable{entries: make([]tableEntry, 1), local: map[*ResourceType]bool{}}
+func NewHandles(implements ...*ResourceType) *Handles {
+	t := &Handles{entries: make([]tableEntry, 1), local: map[*ResourceType]bool{}}
 	for _, rt := range implements {
 		t.local[rt] = true
 	}
@@ -100,14 +100,14 @@ func NewResourceTable(implements ...*ResourceType) *ResourceTable {
 }
 
 // Len returns the number of live handles.
-func (t *ResourceTable) Len() int { return len(t.entries) - 1 - len(t.free) }
+func (t *Handles) Len() int { return len(t.entries) - 1 - len(t.free) }
 
 // Removed returns how many handles have left the table (dropped, or owned handles lifted out of
 // it) since it was created. A table that never lost one hands out 1, 2, 3, … in order, which
 // lets a snapshot rebuild it by repeating the calls that filled it.
-func (t *ResourceTable) Removed() int { return t.removed }
+func (t *Handles) Removed() int { return t.removed }
 
-func (t *ResourceTable) add(e tableEntry) (uint32, error) {
+func (t *Handles) add(e tableEntry) (uint32, error) {
 	e.used = true
 	if n := len(t.free); n > 0 {
 		i := t.free[n-1]
@@ -123,7 +123,7 @@ func (t *ResourceTable) add(e tableEntry) (uint32, error) {
 	return uint32(i), nil
 }
 
-func (t *ResourceTable) get(rt *ResourceType, h uint32) (*tableEntry, error) {
+func (t *Handles) get(rt *ResourceType, h uint32) (*tableEntry, error) {
 	if h == 0 || uint64(h) >= uint64(len(t.entries)) || !t.entries[h].used {
 		return nil, errorf(ErrHandle, "handle %d does not exist", h)
 	}
@@ -134,19 +134,19 @@ func (t *ResourceTable) get(rt *ResourceType, h uint32) (*tableEntry, error) {
 	return e, nil
 }
 
-func (t *ResourceTable) remove(h uint32) {
+func (t *Handles) remove(h uint32) {
 	t.removed++
 	t.entries[h] = tableEntry{}
 	t.free = append(t.free, h)
 }
 
 // New is resource.new: it adds an owning handle for rep.
-func (t *ResourceTable) New(rt *ResourceType, rep uint32) (uint32, error) {
+func (t *Handles) New(rt *ResourceType, rep uint32) (uint32, error) {
 	return t.add(tableEntry{own: true, rt: rt, rep: rep})
 }
 
 // Rep is resource.rep: it returns the rep of handle h.
-func (t *ResourceTable) Rep(rt *ResourceType, h uint32) (uint32, error) {
+func (t *Handles) Rep(rt *ResourceType, h uint32) (uint32, error) {
 	e, err := t.get(rt, h)
 	if err != nil {
 		return 0, err
@@ -157,7 +157,7 @@ func (t *ResourceTable) Rep(rt *ResourceType, h uint32) (uint32, error) {
 // Drop is resource.drop: it removes handle h. For an owning handle it returns own == true and the
 // caller must run the resource's destructor on rep; dropping a lent owning handle fails. Dropping
 // a borrow handle ends it in its call scope.
-func (t *ResourceTable) Drop(rt *ResourceType, h uint32) (rep uint32, own bool, err error) {
+func (t *Handles) Drop(rt *ResourceType, h uint32) (rep uint32, own bool, err error) {
 	e, err := t.get(rt, h)
 	if err != nil {
 		return 0, false, err
@@ -176,12 +176,12 @@ func (t *ResourceTable) Drop(rt *ResourceType, h uint32) (rep uint32, own bool, 
 }
 
 // LowerOwn implements HandleTable.
-func (t *ResourceTable) LowerOwn(rt *ResourceType, rep uint32) (uint32, error) {
+func (t *Handles) LowerOwn(rt *ResourceType, rep uint32) (uint32, error) {
 	return t.add(tableEntry{own: true, rt: rt, rep: rep})
 }
 
 // LowerBorrow implements HandleTable.
-func (t *ResourceTable) LowerBorrow(rt *ResourceType, rep uint32, scope *BorrowScope) (uint32, error) {
+func (t *Handles) LowerBorrow(rt *ResourceType, rep uint32, scope *BorrowScope) (uint32, error) {
 	if t.local[rt] {
 		return rep, nil
 	}
@@ -194,7 +194,7 @@ func (t *ResourceTable) LowerBorrow(rt *ResourceType, rep uint32, scope *BorrowS
 }
 
 // LiftOwn implements HandleTable.
-func (t *ResourceTable) LiftOwn(rt *ResourceType, h uint32) (uint32, error) {
+func (t *Handles) LiftOwn(rt *ResourceType, h uint32) (uint32, error) {
 	e, err := t.get(rt, h)
 	if err != nil {
 		return 0, err
@@ -211,7 +211,7 @@ func (t *ResourceTable) LiftOwn(rt *ResourceType, h uint32) (uint32, error) {
 }
 
 // LiftBorrow implements HandleTable.
-func (t *ResourceTable) LiftBorrow(rt *ResourceType, h uint32, scope *BorrowScope) (uint32, error) {
+func (t *Handles) LiftBorrow(rt *ResourceType, h uint32, scope *BorrowScope) (uint32, error) {
 	e, err := t.get(rt, h)
 	if err != nil {
 		return 0, err

@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-func TestResourceTable(t *testing.T) {
+func TestHandles(t *testing.T) {
 	file, sock := NewResourceType("file"), NewResourceType("socket")
-	tbl := NewResourceTable()
+	tbl := NewHandles()
 	h1, err := tbl.New(file, 100)
 	if err != nil || h1 != 1 {
 		t.Fatalf("first handle %d, %v; want 1 (index 0 is reserved)", h1, err)
@@ -41,9 +41,9 @@ func TestResourceTable(t *testing.T) {
 	}
 }
 
-func TestResourceTableLends(t *testing.T) {
+func TestHandlesLends(t *testing.T) {
 	file := NewResourceType("file")
-	tbl := NewResourceTable()
+	tbl := NewHandles()
 	h, _ := tbl.New(file, 7)
 	scope := &BorrowScope{}
 	if rep, err := tbl.LiftBorrow(file, h, scope); err != nil || rep != 7 {
@@ -83,7 +83,7 @@ func TestResourceTableLends(t *testing.T) {
 		t.Errorf("End after drop: %v", err)
 	}
 	// An instance that implements the resource gets the rep itself for a borrow.
-	local := NewResourceTable(file)
+	local := NewHandles(file)
 	if h, err := local.LowerBorrow(file, 42, bs); err != nil || h != 42 || bs.Live() != 0 || local.Len() != 0 {
 		t.Errorf("local LowerBorrow = %d, %v (live %d, len %d)", h, err, bs.Live(), local.Len())
 	}
@@ -92,11 +92,11 @@ func TestResourceTableLends(t *testing.T) {
 // guest simulates a component instance's side of a call: its table and memory.
 type guest struct {
 	mem   *SliceMemory
-	table *ResourceTable
+	table *Handles
 }
 
 func newGuest() *guest {
-	return &guest{mem: NewSliceMemory(1<<16, 1<<20), table: NewResourceTable()}
+	return &guest{mem: NewSliceMemory(1<<16, 1<<20), table: NewHandles()}
 }
 
 func (g *guest) cx() *CallContext {

@@ -174,7 +174,7 @@ func TestLower_Errors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			mem := NewSliceMemory(1<<16, 1<<16)
-			cx := &CallContext{Memory: mem, Realloc: mem.Realloc, Handles: NewResourceTable(), Scope: &BorrowScope{}}
+			cx := &CallContext{Memory: mem, Realloc: mem.Realloc, Handles: NewHandles(), Scope: &BorrowScope{}}
 			if tt.cx != nil {
 				tt.cx(cx)
 			}

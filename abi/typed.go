@@ -391,7 +391,9 @@ func buildCodec(gt reflect.Type, t Type) (*goCodec, error) {
 			},
 		}, nil
 	}
-	if gt.Implements(handleMarkerT) {
+	// Own and Borrow are structs; a pointer to one has their methods too, but is an option's
+	// form (option<own<R>> as *Own[R]), handled below.
+	if gt.Kind() == reflect.Struct && gt.Implements(handleMarkerT) {
 		return handleCodec(gt, t)
 	}
 	switch k {

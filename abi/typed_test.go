@@ -345,3 +345,69 @@ func TestCodecCacheIsStructural(t *testing.T) {
 		t.Fatalf("codec cache grew from %d to %d entries for 100 equal types", before, after)
 	}
 }
+
+// file is the Go type of testResources[0] in the typed mapping.
+type file struct{}
+
+func (*file) ResourceName() string { return "file" }
+
+// Handles map to Own and Borrow, and an option of one to a pointer to it, as any option does.
+func TestHandleCodec(t *testing.T) {
+	own, borrow := Must(OwnOf(testResources[0])), Must(BorrowOf(testResources[0]))
+	some := func(v Value) Value { return SomeValue(v) }
+	ownOf := func(rep uint32) *Own[*file] { return &Own[*file]{Rep: rep} }
+	tests := []struct {
+		name string
+		gt   reflect.Type
+		t    Type
+		goV  any
+		want Value
+	}{
+		{"own", reflect.TypeFor[Own[*file]](), own, Own[*file]{Rep: 3}, OwnValue(3)},
+		{"borrow", reflect.TypeFor[Borrow[*file]](), borrow, Borrow[*file]{Rep: 4}, BorrowValue(4)},
+		{"option of own as pointer", reflect.TypeFor[*Own[*file]](), opt(own), ownOf(5), some(OwnValue(5))},
+		{"option of own as pointer, none", reflect.TypeFor[*Own[*file]](), opt(own), (*Own[*file])(nil), NoneValue()},
+		{"option of own as Option", reflect.TypeFor[Option[Own[*file]]](), opt(own), Some(Own[*file]{Rep: 6}), some(OwnValue(6))},
+		{"result of own", reflect.TypeFor[Result[Own[*file], struct{}]](), res(own, nil), Ok[Own[*file], struct{}](Own[*file]{Rep: 7}), OkValue(OwnValue(7))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewCodec(tt.gt, tt.t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := c.ToValue(tt.goV)
+			if err != nil || !Equal(v, tt.want) {
+				t.Fatalf("ToValue = %s, %v; want %s", Format(tt.t, v), err, Format(tt.t, tt.want))
+			}
+			back := reflect.New(tt.gt)
+			if err := c.FromValue(v, back.Interface()); err != nil || !reflect.DeepEqual(back.Elem().Interface(), tt.goV) {
+				t.Fatalf("FromValue = %+v, %v; want %+v", back.Elem().Interface(), err, tt.goV)
+			}
+		})
+	}
+}
+
+// A handle type where the WIT type wants another form is a mismatch, never a panic.
+func TestHandleCodec_Errors(t *testing.T) {
+	own, borrow := Must(OwnOf(testResources[0])), Must(BorrowOf(testResources[0]))
+	tests := []struct {
+		name string
+		gt   reflect.Type
+		t    Type
+	}{
+		{"pointer to own for own", reflect.TypeFor[*Own[*file]](), own},
+		{"pointer to borrow for borrow", reflect.TypeFor[*Borrow[*file]](), borrow},
+		{"borrow for own", reflect.TypeFor[Borrow[*file]](), own},
+		{"own for borrow", reflect.TypeFor[Own[*file]](), borrow},
+		{"own of another resource", reflect.TypeFor[Own[*file]](), Must(OwnOf(testResources[1]))},
+		{"own for an option of own", reflect.TypeFor[Own[*file]](), opt(own)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := NewCodec(tt.gt, tt.t); !errors.Is(err, ErrTypeMismatch) {
+				t.Fatalf("NewCodec(%s, %v) = %v; want a mismatch", tt.gt, tt.t, err)
+			}
+		})
+	}
+}

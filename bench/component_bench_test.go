@@ -28,7 +28,7 @@ const (
 	hostCalls = 100_000
 )
 
-func compileComponent(tb testing.TB, e *engine.Engine, path string) *component.Compiled {
+func compileComponent(tb testing.TB, e *engine.Engine, path string) *component.Component {
 	tb.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -178,7 +178,7 @@ func BenchmarkHTTPTTFB(b *testing.B) {
 	}
 	b.Run("sender=egress", func(b *testing.B) {
 		for b.Loop() {
-			resp, err := sender.Send(ctx, req("https://api.example.com/small"), preview2.RequestOptions{})
+			resp, err := sender.Send(ctx, req("https://api.example.com/small"), egress.SendOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}

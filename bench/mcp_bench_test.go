@@ -112,9 +112,10 @@ func subakoRuntime(b *testing.B) *subako.Runtime {
 	return subakoRT
 }
 
-func writeFile(b *testing.B, dir, name string, data []byte) {
+func writeFile(tb testing.TB, dir, name string, data []byte) {
+	tb.Helper()
 	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 }
 

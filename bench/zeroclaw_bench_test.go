@@ -76,7 +76,7 @@ func zcDirect(b *testing.B, e *engine.Engine, fixture string) *component.Instanc
 }
 
 // zcPrepare links cc on a plain component linker as zcDirect does.
-func zcPrepare(b *testing.B, cc *component.Compiled) *component.InstancePre {
+func zcPrepare(b *testing.B, cc *component.Component) *component.InstancePre {
 	b.Helper()
 	l := component.NewLinker()
 	if err := preview2.Define(l); err != nil {
@@ -110,7 +110,7 @@ func zcPrepare(b *testing.B, cc *component.Compiled) *component.InstancePre {
 	return pre
 }
 
-func zcInstance(b *testing.B, ctx context.Context, e *engine.Engine, pre *component.InstancePre) *component.ComponentInstance {
+func zcInstance(b *testing.B, ctx context.Context, e *engine.Engine, pre *component.InstancePre) *component.Instance {
 	in, err := pre.Instantiate(ctx, zcStore(b, ctx, e))
 	if err != nil {
 		b.Fatal(err)
@@ -132,7 +132,7 @@ func zcStore(b *testing.B, ctx context.Context, e *engine.Engine) *engine.Store 
 
 // compileDecodedComponent compiles the component at path keeping its core modules' bytes, as a
 // snapshot needs.
-func compileDecodedComponent(b *testing.B, e *engine.Engine, path string) *component.Compiled {
+func compileDecodedComponent(b *testing.B, e *engine.Engine, path string) *component.Component {
 	b.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -149,7 +149,9 @@ func compileDecodedComponent(b *testing.B, e *engine.Engine, path string) *compo
 	return cc
 }
 
-// BenchmarkZeroClawExecute: one tool execute in a fresh instance and store, per iteration.
+// BenchmarkZeroClawExecute: one tool execute in a fresh instance and store, per iteration. Each
+// case sets itself up inside its own b.Run, so that a -bench pattern naming one case does not
+// compile the other fixtures (the JS one takes tens of seconds).
 func BenchmarkZeroClawExecute(b *testing.B) {
 	ctx := context.Background()
 	e := benchEngine(b)
@@ -158,106 +160,109 @@ func BenchmarkZeroClawExecute(b *testing.B) {
 		{"go", "gotool.wasm", `{"text":"hello"}`},
 		{"js", "configecho.wasm", `{"text":"hello"}`},
 	} {
-		// via=runtime-snapshot: the same runtime with Options.Snapshot, every execute in a fresh
-		// instance restored from the snapshot taken (by rt.Tool's metadata calls) once.
-		for _, snap := range []bool{false, true} {
-			rt := zcRuntimeOpts(b, e, "t", "tool", tc.fixture, func(o *zcrt.Options) { o.Snapshot = snap })
-			tool, err := rt.Tool(ctx, "t")
-			if err != nil {
-				b.Fatal(err)
+		b.Run("tool="+tc.tool, func(b *testing.B) {
+			// via=runtime-snapshot: the same runtime with Options.Snapshot, every execute in a
+			// fresh instance restored from the snapshot taken (by rt.Tool's metadata calls) once.
+			for _, snap := range []bool{false, true} {
+				via := "runtime"
+				if snap {
+					via = "runtime-snapshot"
+				}
+				b.Run("via="+via, func(b *testing.B) {
+					rt := zcRuntimeOpts(b, e, "t", "tool", tc.fixture, func(o *zcrt.Options) { o.Snapshot = snap })
+					tool, err := rt.Tool(ctx, "t")
+					if err != nil {
+						b.Fatal(err)
+					}
+					cpu := newCPUMeter()
+					defer cpu.report(b)
+					for b.Loop() {
+						cpu.begin()
+						res, err := tool.Execute(ctx, []byte(tc.args))
+						cpu.end()
+						if err != nil || !res.Success {
+							b.Fatal(res, err)
+						}
+					}
+				})
 			}
-			via := "runtime"
-			if snap {
-				via = "runtime-snapshot"
-			}
-			b.Run("tool="+tc.tool+"/via="+via, func(b *testing.B) {
+			b.Run("via=component", func(b *testing.B) {
+				pre := zcDirect(b, e, tc.fixture)
 				cpu := newCPUMeter()
 				defer cpu.report(b)
+				var fuel uint64
 				for b.Loop() {
 					cpu.begin()
-					res, err := tool.Execute(ctx, []byte(tc.args))
+					in := zcInstance(b, ctx, e, pre)
+					r, err := in.Call(ctx, "zeroclaw:plugin/tool#execute", abi.StringValue(tc.args))
+					fuel += in.Store().FuelConsumed()
+					_ = in.Close(ctx)
 					cpu.end()
-					if err != nil || !res.Success {
-						b.Fatal(res, err)
+					if err != nil || len(r) != 1 || r[0].IsErr() {
+						b.Fatal(r, err)
 					}
 				}
+				b.ReportMetric(float64(fuel)/float64(b.N), "fuel/op")
 			})
-		}
-		pre := zcDirect(b, e, tc.fixture)
-		b.Run("tool="+tc.tool+"/via=component", func(b *testing.B) {
-			cpu := newCPUMeter()
-			defer cpu.report(b)
-			var fuel uint64
-			for b.Loop() {
-				cpu.begin()
-				in := zcInstance(b, ctx, e, pre)
-				r, err := in.Call(ctx, "zeroclaw:plugin/tool#execute", abi.StringValue(tc.args))
-				fuel += in.Store().FuelConsumed()
-				_ = in.Close(ctx)
-				cpu.end()
-				if err != nil || len(r) != 1 || r[0].IsErr() {
-					b.Fatal(r, err)
-				}
-			}
-			b.ReportMetric(float64(fuel)/float64(b.N), "fuel/op")
-		})
-		// via=component-snapshot: via=component from a snapshot of the component taken once,
-		// without the runtime (its per-execute work: host state, grants, logging) around it.
-		dpre := zcPrepare(b, compileDecodedComponent(b, e, filepath.Join(zcFixtures, tc.fixture)))
-		ss := zcStore(b, ctx, e)
-		sn, err := dpre.Snapshot(ctx, ss, component.SnapshotOptions{Replay: func(iface, name string) bool {
-			return strings.HasPrefix(iface, "wasi:cli/std") && strings.HasPrefix(name, "get-std")
-		}})
-		_ = ss.Close(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run("tool="+tc.tool+"/via=component-snapshot", func(b *testing.B) {
-			cpu := newCPUMeter()
-			defer cpu.report(b)
-			// call-cpu-ns/op: the execute call alone, without the store, the instantiation
-			// and the close around it.
-			call := newCPUMeter()
-			defer call.reportAs(b, "call-cpu-ns/op")
-			var fuel uint64
-			for b.Loop() {
-				cpu.begin()
-				s := zcStore(b, ctx, e)
-				in, err := sn.Instantiate(ctx, s)
+			// via=component-snapshot: via=component from a snapshot of the component taken once,
+			// without the runtime (its per-execute work: host state, grants, logging) around it.
+			b.Run("via=component-snapshot", func(b *testing.B) {
+				dpre := zcPrepare(b, compileDecodedComponent(b, e, filepath.Join(zcFixtures, tc.fixture)))
+				ss := zcStore(b, ctx, e)
+				sn, err := dpre.Snapshot(ctx, ss, component.SnapshotOptions{Replay: func(iface, name string) bool {
+					return strings.HasPrefix(iface, "wasi:cli/std") && strings.HasPrefix(name, "get-std")
+				}})
+				_ = ss.Close(ctx)
 				if err != nil {
 					b.Fatal(err)
 				}
-				call.begin()
-				r, err := in.Call(ctx, "zeroclaw:plugin/tool#execute", abi.StringValue(tc.args))
-				call.end()
-				fuel += s.FuelConsumed()
-				_ = in.Close(ctx)
-				cpu.end()
-				if err != nil || len(r) != 1 || r[0].IsErr() {
-					b.Fatal(r, err)
+				cpu := newCPUMeter()
+				defer cpu.report(b)
+				// call-cpu-ns/op: the execute call alone, without the store, the instantiation
+				// and the close around it.
+				call := newCPUMeter()
+				defer call.reportAs(b, "call-cpu-ns/op")
+				var fuel uint64
+				for b.Loop() {
+					cpu.begin()
+					s := zcStore(b, ctx, e)
+					in, err := sn.Instantiate(ctx, s)
+					if err != nil {
+						b.Fatal(err)
+					}
+					call.begin()
+					r, err := in.Call(ctx, "zeroclaw:plugin/tool#execute", abi.StringValue(tc.args))
+					call.end()
+					fuel += s.FuelConsumed()
+					_ = in.Close(ctx)
+					cpu.end()
+					if err != nil || len(r) != 1 || r[0].IsErr() {
+						b.Fatal(r, err)
+					}
 				}
-			}
-			b.ReportMetric(float64(fuel)/float64(b.N), "fuel/op")
-		})
-		// via=warm: the execute call alone, again and again on one instance: the guest's own
-		// work (and the call's lift and lower), which no fresh-instance path can go below. A Go
-		// guest's later calls may do a little less than its first (its heap is already grown).
-		b.Run("tool="+tc.tool+"/via=warm", func(b *testing.B) {
-			in := zcInstance(b, ctx, e, pre)
-			defer in.Close(ctx)
-			cpu := newCPUMeter()
-			defer cpu.report(b)
-			var fuel uint64
-			for b.Loop() {
-				cpu.begin()
-				r, err := in.Call(ctx, "zeroclaw:plugin/tool#execute", abi.StringValue(tc.args))
-				cpu.end()
-				fuel += in.Store().FuelConsumed()
-				if err != nil || len(r) != 1 || r[0].IsErr() {
-					b.Fatal(r, err)
+				b.ReportMetric(float64(fuel)/float64(b.N), "fuel/op")
+			})
+			// via=warm: the execute call alone, again and again on one instance: the guest's own
+			// work (and the call's lift and lower), which no fresh-instance path can go below. A
+			// Go guest's later calls may do a little less than its first (its heap is already
+			// grown).
+			b.Run("via=warm", func(b *testing.B) {
+				in := zcInstance(b, ctx, e, zcDirect(b, e, tc.fixture))
+				defer in.Close(ctx)
+				cpu := newCPUMeter()
+				defer cpu.report(b)
+				var fuel uint64
+				for b.Loop() {
+					cpu.begin()
+					r, err := in.Call(ctx, "zeroclaw:plugin/tool#execute", abi.StringValue(tc.args))
+					cpu.end()
+					fuel += in.Store().FuelConsumed()
+					if err != nil || len(r) != 1 || r[0].IsErr() {
+						b.Fatal(r, err)
+					}
 				}
-			}
-			b.ReportMetric(float64(fuel)/float64(b.N), "fuel/op")
+				b.ReportMetric(float64(fuel)/float64(b.N), "fuel/op")
+			})
 		})
 	}
 }

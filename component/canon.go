@@ -54,7 +54,7 @@ func (lc *lowerCall) callCallee(args []abi.Value) ([]abi.Value, error) {
 // (engine compiles a host module once per engine); each call finds its instance through the
 // store it runs in and, when the store holds several instances of the component, the core
 // instance that called.
-func (cc *Compiled) hostModule() *engine.HostModule {
+func (cc *Component) hostModule() *engine.HostModule {
 	hm := &engine.HostModule{Name: canonModule}
 	for k, cn := range cc.tramps {
 		hm.Funcs = append(hm.Funcs, engine.HostFunc{
@@ -98,7 +98,7 @@ type storeInstances struct {
 }
 
 // registry returns the instances of cc in store s, creating the list on first use.
-func registry(s *engine.Store, cc *Compiled) *storeInstances {
+func registry(s *engine.Store, cc *Component) *storeInstances {
 	reg, _ := cc.regKey.Get(s)
 	if reg == nil {
 		reg = &storeInstances{byCore: map[*engine.Instance]*Instance{}}
@@ -147,7 +147,7 @@ func (r *storeInstances) caller(c *engine.Caller) *Instance {
 }
 
 // trampName names trampoline k for traps and stack traces: "t3 canon lower log".
-func (cc *Compiled) trampName(k int) string {
+func (cc *Component) trampName(k int) string {
 	cn := cc.tramps[k]
 	name := "t" + strconv.Itoa(k) + " canon " + cn.Kind.String()
 	switch cn.Kind {

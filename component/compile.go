@@ -4,24 +4,32 @@ import (
 	"bytes"
 	"context"
 	encbin "encoding/binary"
+	"errors"
 	"fmt"
-	"github.com/kobako/kobako/component/binary"
 	"strconv"
+	"sync/atomic"
 
+	"github.com/kobako/kobako/component/binary"
 	"github.com/kobako/kobako/engine"
 )
 
-// Compiled is a decoded component whose core modules are compiled through an engine, with the
+// Component is a decoded component whose core modules are compiled through an engine, with the
 // static link plan worked out once: where every core function, memory, table and global comes
 // from, the glue modules that bundle core items for instantiation arguments, and the host module
-// of canon lower and resource built-in trampolines. A Compiled is immutable and may be
-// instantiated any number of times, concurrently, in separate stores.
-type Compiled struct {
+// of canon lower and resource built-in trampolines. A Component is immutable and may be
+// instantiated any number of times, concurrently, in separate stores, until Close.
+type Component struct {
 	comp   *binary.Component
 	engine *engine.Engine
+	// owned lists the modules this component's compile took from the engine (its own core
+	// modules, glue and lift glue, not those of nested components or outer aliases): Close
+	// gives each back once.
+	owned []*engine.Module
+	// closed is set by Close, on the component and on the components nested in it.
+	closed atomic.Bool
 
 	modules []*engine.Module // by core module index
-	nested  []*Compiled      // by component index: nested components defined inline
+	nested  []*Component     // by component index: nested components defined inline
 	// coreInsts describes every core instance index.
 	coreInsts []coreInstPlan
 	// refs locate the core funcs, memories, tables and globals by index.
@@ -39,7 +47,7 @@ type Compiled struct {
 	liftGlueNames map[int]string
 	// parent is the component this one is defined in (nil at the root): outer aliases of core
 	// modules and components resolve through it at compile time.
-	parent *Compiled
+	parent *Component
 	// coreInstOf maps a *CoreInstance definition to its index, instOf an *Instance.
 	coreInstOf map[*binary.CoreInstance]int
 	instOf     map[*binary.Instance]int
@@ -119,13 +127,14 @@ const canonModule = "kobako:canon"
 // Compile decodes a component binary and compiles its core modules, and those of the components
 // nested in it, through e (cached by the engine: compiling the same bytes twice is cheap).
 //
-// The trampoline host module of each compiled component stays registered with e for e's
-// lifetime (engine has no way to release a host module), so compile a component once and keep
-// the *Compiled rather than compiling per use.
+// What the compile holds in e (its core modules, shared with other components of the same
+// modules, and the host module of its trampolines) stays until Close, so compile a component
+// once and keep the *Component rather than compiling per use, and close it when a new version
+// replaces it.
 //
-// The *Compiled does not keep wasm alive: once compiled, the decoded component's CoreModule.Bytes
+// The *Component does not keep wasm alive: once compiled, the decoded component's CoreModule.Bytes
 // are set to nil and its custom sections are copied (see releaseInput).
-func Compile(ctx context.Context, e *engine.Engine, wasm []byte) (*Compiled, error) {
+func Compile(ctx context.Context, e *engine.Engine, wasm []byte) (*Component, error) {
 	c, err := binary.Decode(wasm)
 	if err != nil {
 		return nil, err
@@ -141,7 +150,7 @@ func Compile(ctx context.Context, e *engine.Engine, wasm []byte) (*Compiled, err
 // releaseInput drops what aliases the binary c was decoded from: the core modules' bytes, whose
 // compiled form the engine holds, and the custom sections' data, copied. A component is mostly
 // its core modules, so keeping one sub-slice would keep the whole binary (11.5 MB for a
-// componentize-js plugin) for as long as the *Compiled lives.
+// componentize-js plugin) for as long as the *Component lives.
 func releaseInput(c *binary.Component) {
 	for i := range c.Custom {
 		c.Custom[i].Data = bytes.Clone(c.Custom[i].Data)
@@ -157,12 +166,19 @@ func releaseInput(c *binary.Component) {
 }
 
 // CompileDecoded compiles an already decoded component.
-func CompileDecoded(ctx context.Context, e *engine.Engine, c *binary.Component) (*Compiled, error) {
+func CompileDecoded(ctx context.Context, e *engine.Engine, c *binary.Component) (*Component, error) {
 	return compile(ctx, e, c, nil)
 }
 
-func compile(ctx context.Context, e *engine.Engine, c *binary.Component, parent *Compiled) (*Compiled, error) {
-	cc := &Compiled{comp: c, engine: e, parent: parent, trampIdx: map[*binary.Canon]int{}, coreInstOf: map[*binary.CoreInstance]int{}, instOf: map[*binary.Instance]int{}}
+func compile(ctx context.Context, e *engine.Engine, c *binary.Component, parent *Component) (_ *Component, err error) {
+	cc := &Component{comp: c, engine: e, parent: parent, trampIdx: map[*binary.Canon]int{}, coreInstOf: map[*binary.CoreInstance]int{}, instOf: map[*binary.Instance]int{}}
+	defer func() {
+		if err != nil {
+			// A failed compile keeps nothing: the modules compiled so far are given back.
+			cc.closed.Store(true)
+			_ = cc.release(ctx)
+		}
+	}()
 	for i, it := range c.Instances {
 		if d, ok := it.Def.(*binary.Instance); ok {
 			cc.instOf[d] = i
@@ -187,12 +203,13 @@ func compile(ctx context.Context, e *engine.Engine, c *binary.Component, parent 
 			return nil, fmt.Errorf("component: compile core module %d: %w", i, err)
 		}
 		cc.modules[i] = mod
+		cc.owned = append(cc.owned, mod)
 	}
-	cc.nested = make([]*Compiled, len(c.Components))
+	cc.nested = make([]*Component, len(c.Components))
 	for i, it := range c.Components {
 		nc, ok := it.Def.(*binary.NestedComponent)
 		if !ok {
-			// As for modules: an outer alias shares the enclosing component's *Compiled (the
+			// As for modules: an outer alias shares the enclosing component's *Component (the
 			// same component instantiated in two places); imported components stay nil.
 			if a, ok := it.Def.(*binary.Alias); ok && a.Kind == binary.AliasOuter {
 				if p := cc.outer(a.Count); p != nil && int(a.Index) < len(p.nested) {
@@ -231,7 +248,6 @@ func compile(ctx context.Context, e *engine.Engine, c *binary.Component, parent 
 		}
 	}
 	cc.resourceNames = resourceNames(c)
-	var err error
 	if cc.funcs, err = cc.resolveSpace(binary.SortCoreFunc, len(c.CoreFuncs)); err != nil {
 		return nil, err
 	}
@@ -263,6 +279,7 @@ func compile(ctx context.Context, e *engine.Engine, c *binary.Component, parent 
 		if p.glue, err = e.Compile(ctx, b); err != nil {
 			return nil, fmt.Errorf("component: core instance %d: glue module: %w", i, err)
 		}
+		cc.owned = append(cc.owned, p.glue)
 		p.glueFrom = from
 	}
 	if len(cc.tramps) > 0 {
@@ -274,8 +291,50 @@ func compile(ctx context.Context, e *engine.Engine, c *binary.Component, parent 
 	return cc, nil
 }
 
+// Close releases what the compile holds in its engine: its core modules (a module another
+// component of the engine also compiled stays until that one is closed too), the glue modules
+// and the host module of its trampolines, and the same for the components nested in it. A host
+// that compiles new versions of a plugin in one long-lived engine closes each version it
+// replaces; without Close they stay until the engine is closed.
+//
+// Instances made before Close keep working until they are closed, as instances of a closed
+// wazero CompiledModule do. Making new ones fails with ErrClosed: Linker.Instantiate,
+// Linker.Prepare, and the Instantiate and Snapshot of an InstancePre or Snapshot made from cc
+// before Close. Close must not run while an instantiation of cc is under way. Closing cc again
+// does nothing.
+func (cc *Component) Close(ctx context.Context) error {
+	if !cc.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	if err := cc.release(ctx); err != nil {
+		return fmt.Errorf("component: close: %w", err)
+	}
+	return nil
+}
+
+// release gives back what cc and the components nested in it took from the engine; the caller
+// has marked cc closed.
+func (cc *Component) release(ctx context.Context) error {
+	var errs []error
+	for _, n := range cc.nested {
+		// Components of another scope (outer aliases) are that scope's to release; an outer
+		// alias within cc's own scope names one of cc's components again, released once.
+		if n != nil && n.parent == cc && n.closed.CompareAndSwap(false, true) {
+			errs = append(errs, n.release(ctx))
+		}
+	}
+	for _, m := range cc.owned {
+		errs = append(errs, m.Close(ctx))
+	}
+	cc.owned = nil
+	if cc.host != nil {
+		errs = append(errs, cc.engine.ReleaseHostModule(ctx, cc.host))
+	}
+	return errors.Join(errs...)
+}
+
 // outer returns the component count scopes out from cc (cc itself for 0), or nil.
-func (cc *Compiled) outer(count uint32) *Compiled {
+func (cc *Component) outer(count uint32) *Component {
 	p := cc
 	for ; p != nil && count > 0; count-- {
 		p = p.parent
@@ -283,10 +342,10 @@ func (cc *Compiled) outer(count uint32) *Compiled {
 	return p
 }
 
-// Component returns the decoded component.
-func (cc *Compiled) Component() *binary.Component { return cc.comp }
+// Decoded returns the decoded component.
+func (cc *Component) Decoded() *binary.Component { return cc.comp }
 
-func (cc *Compiled) space(s binary.Sort) []binary.Definition {
+func (cc *Component) space(s binary.Sort) []binary.Definition {
 	c := cc.comp
 	var defs []binary.Definition
 	switch s {
@@ -310,7 +369,7 @@ func (cc *Compiled) space(s binary.Sort) []binary.Definition {
 	return defs
 }
 
-func (cc *Compiled) resolveSpace(s binary.Sort, n int) ([]coreRef, error) {
+func (cc *Component) resolveSpace(s binary.Sort, n int) ([]coreRef, error) {
 	defs := cc.space(s)
 	refs := make([]coreRef, n)
 	for i := range refs {
@@ -326,7 +385,7 @@ func (cc *Compiled) resolveSpace(s binary.Sort, n int) ([]coreRef, error) {
 
 // resolveCore follows aliases of bundled core instances to the module instance (or trampoline)
 // that really provides core item i of sort s.
-func (cc *Compiled) resolveCore(s binary.Sort, defs []binary.Definition, i uint32, depth int) (coreRef, error) {
+func (cc *Component) resolveCore(s binary.Sort, defs []binary.Definition, i uint32, depth int) (coreRef, error) {
 	if depth > binary.MaxNesting*4 || int(i) >= len(defs) {
 		return coreRef{}, fmt.Errorf("%s %d cannot be resolved", s, i)
 	}
@@ -358,7 +417,7 @@ func (cc *Compiled) resolveCore(s binary.Sort, defs []binary.Definition, i uint3
 	return coreRef{}, fmt.Errorf("%s %d: %w: it is %s", s, i, ErrRuntimeUnsupported, describeDef(defs[i]))
 }
 
-func (cc *Compiled) refOf(s binary.Sort, i uint32) (coreRef, error) {
+func (cc *Component) refOf(s binary.Sort, i uint32) (coreRef, error) {
 	var refs []coreRef
 	switch s {
 	case binary.SortCoreFunc:
@@ -386,7 +445,7 @@ func (cc *Compiled) refOf(s binary.Sort, i uint32) (coreRef, error) {
 // really lives and re-exports it under the bundle's name, so that the bundle can be passed to
 // engine.Store.Instantiate as one instance. It returns the module bytes and the core instances
 // it imports from.
-func (cc *Compiled) glueModule(d *binary.CoreInstance) ([]byte, []int, error) {
+func (cc *Component) glueModule(d *binary.CoreInstance) ([]byte, []int, error) {
 	var types, imports, exports []byte
 	var nTypes, nImports uint32
 	var count [4]uint32 // func, table, memory, global
@@ -497,7 +556,7 @@ func appendSection(out []byte, id byte, n uint32, body []byte) []byte {
 // compileLiftGlue builds the module behind cc.liftGlue. A trampoline called straight through
 // an export re-exporting it would see the host module as its caller, which identifies no
 // component instance; a wasm wrapper makes the glue instance the caller.
-func (cc *Compiled) compileLiftGlue(ctx context.Context) error {
+func (cc *Component) compileLiftGlue(ctx context.Context) error {
 	var need []int
 	seen := map[int]bool{}
 	use := func(i uint32) {
@@ -569,5 +628,6 @@ func (cc *Compiled) compileLiftGlue(ctx context.Context) error {
 		return fmt.Errorf("component: lifted trampolines: glue module: %w", err)
 	}
 	cc.liftGlue = m
+	cc.owned = append(cc.owned, m)
 	return nil
 }

@@ -60,7 +60,7 @@ func TestDifferentialJco(t *testing.T) {
 
 // diffCall runs expr on a fresh instance and returns its result in WAVE, or "trap" if the guest
 // trapped, which is how calls.mjs writes a WebAssembly.RuntimeError.
-func diffCall(ctx context.Context, t *testing.T, cc *component.Compiled, expr string) (string, error) {
+func diffCall(ctx context.Context, t *testing.T, cc *component.Component, expr string) (string, error) {
 	call, err := wave.ParseCall(expr)
 	if err != nil {
 		return "", err

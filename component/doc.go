@@ -8,7 +8,9 @@
 // each core function, memory, table and global comes from, a small glue module for each bundle of
 // core exports passed to an instantiation (wit-component's shim and fixup tables included), and
 // one host module holding the canon lower and resource.new/drop/rep trampolines with their
-// flattened signatures.
+// flattened signatures. Component.Close gives all of it back to the engine (a host that compiles
+// new versions of a plugin in one engine closes each one it replaces); instances already made
+// keep working, new ones are refused with ErrClosed.
 //
 // A Linker holds the host side: functions by interface ("wasi:io/streams@0.2.0#write") written as
 // typed Go functions (package abi's typed mapping) or dynamic HostFuncs over abi.Value, and host
@@ -20,7 +22,10 @@
 // DefineInterface serves a whole interface from a Go value's methods (GoName maps the names), and
 // Instance.BindInterface binds an exported one to a struct of Go funcs. Linker.Prepare links a
 // compiled component once, resolving and type-checking every import; the InstancePre it returns
-// instantiates without name lookups. A guest's breach of the canonical ABI is an *engine.Trap of
+// instantiates without name lookups. Exports are bound once on it too (wasmtime's generated
+// {World}Pre): PrepareFunc and InstancePre.BindInterface check the Go types and plan the typed
+// path there, and each call then takes the instance to run in, so binding a fresh instance costs
+// nothing (cmd/kobako-bindgen generates such bindings from WIT). A guest's breach of the canonical ABI is an *engine.Trap of
 // kind TrapCanonicalABI, and discards the store as any trap does.
 // Linker.Instantiate walks the component's definitions in order in one engine.Store: all the
 // instance's core instances share the store's fuel and count against its instance limit. The resulting Instance calls exports by name ("f" or "iface#f") with

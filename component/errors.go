@@ -26,9 +26,15 @@ var (
 	ErrRuntimeUnsupported = errors.New("unsupported by the component runtime")
 	// ErrBind means a Go function does not fit the component function it is bound to.
 	ErrBind = errors.New("cannot bind Go function")
+	// ErrClosed means the compiled component was closed (Component.Close): it can no longer
+	// be prepared or instantiated.
+	ErrClosed = errors.New("component is closed")
 	// ErrUnknownImport is the trap of a stand-in that Linker.DefineUnknownImportsAsTraps defined
 	// for an import the host does not implement: the guest called it.
 	ErrUnknownImport = errors.New("unknown import called")
+	// ErrForeignInstance means a prepared export (PreFunc, InstancePre.BindInterface) was
+	// called with an instance made from another InstancePre.
+	ErrForeignInstance = errors.New("instance of another InstancePre")
 )
 
 // guestFaults are the abi errors by which a guest breaks the canonical ABI: bad pointers,

@@ -19,7 +19,7 @@ import (
 // function the guest called, or from another goroutine) fails with ErrReentrance rather than
 // racing. Use one instance per goroutine, or one store per concurrent user.
 type Instance struct {
-	cc    *Compiled
+	cc    *Component
 	pre   *InstancePre // the imports of the root component, resolved once; nil when nested
 	store *engine.Store
 
@@ -31,7 +31,7 @@ type Instance struct {
 	mayLeave bool        // only touched while busy
 	dead     error       // set when a call overran the fuel limit; only touched while busy
 
-	table   *abi.ResourceTable
+	table   *abi.Handles
 	rtypes  map[*binary.Resource]*abi.ResourceType
 	local   map[*abi.ResourceType]*binary.Resource
 	hostRes map[*abi.ResourceType]*HostResource
@@ -49,11 +49,15 @@ type Instance struct {
 	// imports) to the instance that defines them and runs their destructors.
 	foreign map[*abi.ResourceType]*Instance
 
-	mu     *sync.Mutex // shared by an instance tree; guards the caches below and types
-	types  binary.ABITypes
-	funcs  map[uint32]*funcImpl
-	byName map[string]*Func
-	tramps []*trampState
+	mu    *sync.Mutex // shared by an instance tree; guards the caches below and types
+	types binary.ABITypes
+	funcs map[uint32]*funcImpl
+	// exports holds the functions the root component lifts and exports, by the slot the
+	// InstancePre numbered them with (planSlots), so that a prepared export finds its own in a
+	// fresh instance without a lookup or an allocation.
+	exports []funcImpl
+	byName  map[string]*Func
+	tramps  []*trampState
 	// liftGlue is the instance of cc.liftGlue, when the component lifts a trampoline.
 	liftGlue *engine.Instance
 }
@@ -67,9 +71,16 @@ type funcImpl struct {
 	typed *typedImport // for a typed Go host function: its typed path
 	owner *Instance    // the instance whose core function lift names
 	warm  *exportCall  // for lift: what every call needs, resolved by the first
+	// plan is the typed plan a prepared export (planOf) made for this instance's ft, when ft
+	// names resources of the instance's own and so differs from the InstancePre's.
+	plan   *abi.GoFunc
+	planOf *preExport
 }
 
-func newInstance(ctx context.Context, pre *InstancePre, s *engine.Store, cc *Compiled, parent, env *Instance, args []binary.InstantiateArg) (*Instance, error) {
+func newInstance(ctx context.Context, pre *InstancePre, s *engine.Store, cc *Component, parent, env *Instance, args []binary.InstantiateArg) (*Instance, error) {
+	if cc.closed.Load() {
+		return nil, ErrClosed
+	}
 	c := cc.comp
 	mu := &sync.Mutex{}
 	if parent != nil {
@@ -88,6 +99,9 @@ func newInstance(ctx context.Context, pre *InstancePre, s *engine.Store, cc *Com
 		tramps:   make([]*trampState, len(cc.tramps)),
 	}
 	in.caller.in = in
+	if pre != nil && len(pre.slotFunc) > 0 {
+		in.exports = make([]funcImpl, len(pre.slotFunc))
+	}
 	// Resource types are generative: every instance gets fresh ones for its own definitions,
 	// and the host's for its imports. Those of a second instance of the component in the store
 	// are told apart in messages by its number.
@@ -113,7 +127,7 @@ func newInstance(ctx context.Context, pre *InstancePre, s *engine.Store, cc *Com
 		return nil, err
 	}
 	in.types.Resource = in.runtimeResource
-	in.table = abi.NewResourceTable(locals...)
+	in.table = abi.NewHandles(locals...)
 	register(in)
 	ok := false
 	defer func() {
@@ -412,7 +426,7 @@ func (in *Instance) coreModule(i uint32, depth int) (*engine.Module, error) {
 
 // component returns component i of the instance's component, as coreModule does modules, with
 // the instance of the component that defines it (the scope of its outer aliases).
-func (in *Instance) component(i uint32, depth int) (*Compiled, *Instance, error) {
+func (in *Instance) component(i uint32, depth int) (*Component, *Instance, error) {
 	if int(i) < len(in.cc.nested) && in.cc.nested[i] != nil {
 		sub := in.cc.nested[i]
 		return sub, in.scopeOf(sub.parent), nil
@@ -463,7 +477,7 @@ func (in *Instance) enclosing(count uint32) *Instance {
 // (itself, then each env out). Definitions flow only inward (by outer alias, as instantiation
 // arguments, or out of an instance that keeps its env), so there is one such instance: a
 // component cannot be instantiated inside itself.
-func (in *Instance) scopeOf(cc *Compiled) *Instance {
+func (in *Instance) scopeOf(cc *Component) *Instance {
 	for p := in; p != nil; p = p.env {
 		if p.cc == cc {
 			return p
@@ -500,8 +514,14 @@ func (in *Instance) Func(name string) (*Func, error) {
 }
 
 func (in *Instance) findExport(name string, sort binary.Sort) (*binary.Export, error) {
+	return findExport(in.cc.comp, name, sort)
+}
+
+// findExport finds component c's export name of sort: by its exact name, or an interface by its
+// name without the version when only one version is exported.
+func findExport(c *binary.Component, name string, sort binary.Sort) (*binary.Export, error) {
 	var match []*binary.Export
-	for _, e := range in.cc.comp.Exports {
+	for _, e := range c.Exports {
 		if e.Sort != sort {
 			continue
 		}
@@ -543,6 +563,11 @@ const maxResolveDepth = 64
 // nested component instances and, for a nested component's imports, into its parent. The caller
 // holds in.mu.
 func (in *Instance) resolveFunc(i uint32, depth int) (*funcImpl, error) {
+	if in.pre != nil {
+		if k, ok := in.pre.slots[i]; ok {
+			return in.slot(k)
+		}
+	}
 	if f, ok := in.funcs[i]; ok {
 		return f, nil
 	}
@@ -765,7 +790,7 @@ type canonCall struct {
 // initCanonCall fills c for canon options o of this instance.
 func (in *Instance) initCanonCall(c *canonCall, o *binary.CanonOptions) error {
 	c.scope = &abi.BorrowScope{}
-	c.cx = abi.CallContext{Encoding: abi.StringEncoding(o.StringEncoding), Handles: in.table}
+	c.cx = abi.CallContext{Encoding: o.StringEncoding, Handles: in.table}
 	if o.HasMemory {
 		r, err := in.cc.refOf(binary.SortCoreMemory, o.Memory)
 		if err != nil {
@@ -825,12 +850,6 @@ func splitHash(s string) (string, string, bool) {
 	}
 	return s[:i], s[i+1:], true
 }
-
-// ComponentInstance is the former name of Instance, kept so that code written against it still
-// builds.
-//
-// Deprecated: use Instance.
-type ComponentInstance = Instance
 
 // describeDef names the kind of definition d for error messages, in the component model's terms.
 func describeDef(d binary.Definition) string {

@@ -241,7 +241,7 @@ func semverLess(a, b binary.Semver) bool {
 // the store's limits and its fate: a trap in one discards the store, and closing one closes it.
 // When Instantiate fails the store may hold part of the instance and should be closed unless
 // the error left it usable (a link error before any code ran).
-func (l *Linker) Instantiate(ctx context.Context, s *engine.Store, cc *Compiled) (*Instance, error) {
+func (l *Linker) Instantiate(ctx context.Context, s *engine.Store, cc *Component) (*Instance, error) {
 	pre, err := l.prepare(cc)
 	if err != nil {
 		return nil, fmt.Errorf("component: instantiate: %w", err)
@@ -251,7 +251,7 @@ func (l *Linker) Instantiate(ctx context.Context, s *engine.Store, cc *Compiled)
 
 // InstantiateWithLimits creates a store with limits on the engine cc was compiled with and
 // instantiates cc in it. Closing the instance closes the store.
-func (l *Linker) InstantiateWithLimits(ctx context.Context, cc *Compiled, limits engine.Limits) (*Instance, error) {
+func (l *Linker) InstantiateWithLimits(ctx context.Context, cc *Component, limits engine.Limits) (*Instance, error) {
 	s, err := cc.engine.NewStore(ctx, limits)
 	if err != nil {
 		return nil, fmt.Errorf("component: instantiate: %w", err)
@@ -335,7 +335,7 @@ func (l *Linker) missing(iface binary.Name, name string) error {
 // shadow it. Call it after every other definition, since a later definition of the same name
 // replaces the stand-in but one added afterwards for a new semver-compatible version would be
 // shadowed by it.
-func (l *Linker) DefineUnknownImportsAsTraps(cc *Compiled) error {
+func (l *Linker) DefineUnknownImportsAsTraps(cc *Component) error {
 	if cc == nil || cc.comp == nil {
 		return fmt.Errorf("component: linker: define unknown imports as traps: nil component")
 	}

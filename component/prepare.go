@@ -17,7 +17,7 @@ import (
 //
 // Later definitions on the Linker do not affect an InstancePre already made.
 type InstancePre struct {
-	cc    *Compiled
+	cc    *Component
 	funcs map[string]*preFunc // by qualified import name: "iface#f" or "f"
 	res   map[*binary.Resource]*HostResource
 	// lowered holds, by trampoline index, the callee of each canon lower of a host import
@@ -28,6 +28,15 @@ type InstancePre struct {
 	sub map[int]*engine.Module
 	// rec, set only on the copy a capture instantiates, records the replayable host calls.
 	rec *snapshotRecorder
+	// base is the InstancePre Linker.Prepare made, which the copies above keep: the one a
+	// prepared export (PreFunc) accepts instances of.
+	base *InstancePre
+	// slots numbers the lifted functions the root component exports, by component func index;
+	// slotFunc maps a slot back, and slotFT holds each one's type when every instance shares it
+	// (nil when it names resources of the component's own). See planSlots.
+	slots    map[uint32]int
+	slotFunc []uint32
+	slotFT   []*abi.FuncType
 }
 
 // preFunc is one imported function: the definition that satisfies it and, when its type
@@ -38,11 +47,11 @@ type preFunc struct {
 }
 
 // Component returns the compiled component the InstancePre instantiates.
-func (p *InstancePre) Component() *Compiled { return p.cc }
+func (p *InstancePre) Component() *Component { return p.cc }
 
 // Prepare resolves every import of cc against l and type-checks it, once: a missing import fails
 // with ErrMissingImport, a definition of the wrong type with ErrLinkType, naming the import.
-func (l *Linker) Prepare(cc *Compiled) (*InstancePre, error) {
+func (l *Linker) Prepare(cc *Component) (*InstancePre, error) {
 	p, err := l.prepare(cc)
 	if err != nil {
 		return nil, fmt.Errorf("component: prepare: %w", err)
@@ -50,12 +59,16 @@ func (l *Linker) Prepare(cc *Compiled) (*InstancePre, error) {
 	return p, nil
 }
 
-func (l *Linker) prepare(cc *Compiled) (*InstancePre, error) {
+func (l *Linker) prepare(cc *Component) (*InstancePre, error) {
 	if cc == nil || cc.comp == nil {
 		return nil, fmt.Errorf("nil component")
 	}
+	if cc.closed.Load() {
+		return nil, ErrClosed
+	}
 	p := &InstancePre{cc: cc, funcs: map[string]*preFunc{}, res: map[*binary.Resource]*HostResource{},
 		lowered: make([]*funcImpl, len(cc.tramps))}
+	p.base = p
 	type funcImport struct {
 		iface binary.Name
 		name  string
@@ -95,7 +108,10 @@ func (l *Linker) prepare(cc *Compiled) (*InstancePre, error) {
 						p.funcs[qualified(im.Name.Raw, d.Name.Raw)] = &preFunc{def: hd}
 						fis = append(fis, funcImport{im.Name, d.Name.Raw, d.Type.Func})
 					case binary.SortType:
-						if rt, ok := d.Type.Type.(*binary.ResourceType); ok {
+						// As at the root: an export bounded by (eq …) to a resource met before
+						// (wasi:http's headers, fields; its io-error, wasi:io's error) is that
+						// resource, typed and destroyed under the name that defined it.
+						if rt, ok := d.Type.Type.(*binary.ResourceType); ok && p.res[rt.Resource] == nil {
 							hr, err := l.importedResource(im.Name, d.Name.Raw)
 							if err != nil {
 								return err
@@ -153,6 +169,9 @@ func (l *Linker) prepare(cc *Compiled) (*InstancePre, error) {
 		if shared {
 			p.lowered[k] = &funcImpl{ft: ft, host: pf.shared.host, typed: pf.shared.typed}
 		}
+	}
+	if err := p.planSlots(); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

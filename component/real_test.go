@@ -39,11 +39,11 @@ const realTool = "test:plugin/tool#"
 
 // realInstance instantiates a compiled tool-plugin with the WASI 0.2 host, stderr going to errOut,
 // and with trap, every other import trapping when called.
-func realInstance(t testing.TB, cc *component.Compiled, errOut *bytes.Buffer, trap bool) *component.Instance {
+func realInstance(t testing.TB, cc *component.Component, errOut *bytes.Buffer, trap bool) *component.Instance {
 	return realInstanceLimits(t, cc, errOut, engine.DefaultLimits(), trap)
 }
 
-func realInstanceLimits(t testing.TB, cc *component.Compiled, errOut *bytes.Buffer, lim engine.Limits, trap bool) *component.Instance {
+func realInstanceLimits(t testing.TB, cc *component.Component, errOut *bytes.Buffer, lim engine.Limits, trap bool) *component.Instance {
 	t.Helper()
 	l, err := preview2.Linker()
 	if err != nil {

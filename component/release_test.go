@@ -12,7 +12,7 @@ import (
 	"github.com/kobako/kobako/engine"
 )
 
-// TestCompileReleasesInput checks that a *Compiled keeps nothing of the binary it was compiled
+// TestCompileReleasesInput checks that a *Component keeps nothing of the binary it was compiled
 // from: the core modules' bytes are dropped and the custom sections are copies, so overwriting
 // the input changes nothing and the component still instantiates and runs.
 func TestCompileReleasesInput(t *testing.T) {
@@ -42,7 +42,7 @@ func TestCompileReleasesInput(t *testing.T) {
 			}
 		}
 	}
-	walk(cc.Component())
+	walk(cc.Decoded())
 	if len(custom) == 0 {
 		t.Fatal("fixture has no custom sections; the test checks nothing about them")
 	}
@@ -63,7 +63,7 @@ func TestCompileReleasesInput(t *testing.T) {
 			}
 		}
 	}
-	walk(cc.Component())
+	walk(cc.Decoded())
 	w := &wasiStub{stdin: strings.NewReader("kobako\n")}
 	in, err := w.linker(t, cc).Instantiate(context.Background(), newStore(t, engine.DefaultLimits()), cc)
 	if err != nil {

@@ -33,7 +33,7 @@ func BenchmarkCallAddCore(b *testing.B) {
 	ctx := context.Background()
 	cc := compileFixture(b, calcWasm)
 	var core []byte
-	for _, d := range cc.Component().Definitions {
+	for _, d := range cc.Decoded().Definitions {
 		if m, ok := d.(*binary.CoreModule); ok {
 			core = m.Bytes
 			break

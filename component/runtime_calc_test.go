@@ -341,7 +341,7 @@ func TestRuntimeInstantiateWithLimits(t *testing.T) {
 		t.Fatalf("call after Close: %v", err)
 	}
 	bad := engine.DefaultLimits()
-	bad.Fuel = 0
+	bad.Fuel = engine.MaxFuel + 1 // zero would mean the default
 	if _, err := component.NewLinker().InstantiateWithLimits(ctx, cc, bad); err == nil {
 		t.Fatal("invalid limits accepted")
 	}

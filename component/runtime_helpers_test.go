@@ -26,7 +26,7 @@ func testEngine(t testing.TB) *engine.Engine {
 	return eng
 }
 
-func compileFixture(t testing.TB, path string) *component.Compiled {
+func compileFixture(t testing.TB, path string) *component.Component {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -211,5 +212,53 @@ func TestRuntimeAscribedResource(t *testing.T) {
 	}
 	if err := in.DropResource(ctx, r1, 7); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A resource imported under several names (an (eq …) export in the same instance or in another
+// one, as wasi:http/types names fields headers and trailers) is the resource of the first name:
+// its handles are typed with that name, so one Go type serves them all, and the first name's
+// destructor runs, whichever name the handle was made under.
+func TestRuntimeAliasedHostResource(t *testing.T) {
+	ctx := context.Background()
+	const ifaceA, ifaceB = "docs:alias/a@0.1.0", "docs:alias/b@0.1.0"
+	res := component.NewResourceTable(8)
+	var dropped []string
+	l := component.NewLinker()
+	for _, r := range []struct{ iface, name string }{{ifaceA, "blob"}, {ifaceA, "blob-view"}, {ifaceB, "thing"}} {
+		if _, err := l.DefineResource(r.iface, r.name, func(_ context.Context, _ *component.Caller, rep uint32) error {
+			if _, err := res.Delete(rep); err != nil {
+				return err
+			}
+			dropped = append(dropped, r.name)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.DefineFunc(ifaceB, "make", func(_ context.Context, _ *component.Caller, n uint32) (abi.Own[*blob], error) {
+		return component.PushOwn(res, &blob{size: n})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.DefineFunc(ifaceA, "[method]blob.size", func(_ context.Context, _ *component.Caller, self abi.Borrow[*blob]) (uint32, error) {
+		b, err := component.GetBorrow(res, self)
+		if err != nil {
+			return 0, err
+		}
+		return b.size, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	in := instantiate(t, l, "testdata/runtime/alias-resource.wasm")
+	got, err := in.Call(ctx, "run", abi.U32Value(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Uint() != 7 {
+		t.Fatalf("run(7) = %v, want 7", got[0])
+	}
+	if !slices.Equal(dropped, []string{"blob"}) || res.Len() != 0 {
+		t.Fatalf("destructors run: %v with %d entries left, want [blob] and none", dropped, res.Len())
 	}
 }

@@ -90,10 +90,10 @@ const (
 	repStderr
 )
 
-func (w *wasiStub) linker(t *testing.T, cc *component.Compiled) *component.Linker {
+func (w *wasiStub) linker(t *testing.T, cc *component.Component) *component.Linker {
 	l := component.NewLinker()
 	errExit := errors.New("exit called")
-	for _, im := range cc.Component().Imports {
+	for _, im := range cc.Decoded().Imports {
 		if im.Type.Sort != binary.SortInstance {
 			t.Fatalf("unexpected import %s", im.Name)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/kobako/kobako/component/binary"
 	"github.com/kobako/kobako/engine"
@@ -28,6 +29,7 @@ type Snapshot struct {
 	sub    map[int]*engine.Module // restored module by core instance index
 	fuel   uint64
 	replay []replayCall
+	closed atomic.Bool
 }
 
 // SnapshotOptions configures InstancePre.Snapshot.
@@ -80,6 +82,9 @@ func (p *InstancePre) Snapshot(ctx context.Context, s *engine.Store, opts Snapsh
 func (p *InstancePre) snapshot(ctx context.Context, s *engine.Store, opts SnapshotOptions) (*Snapshot, error) {
 	cc := p.cc
 	c := cc.comp
+	if cc.closed.Load() {
+		return nil, ErrClosed
+	}
 	if err := stateless(cc, 0); err != nil {
 		return nil, err
 	}
@@ -146,6 +151,9 @@ func (p *InstancePre) snapshot(ctx context.Context, s *engine.Store, opts Snapsh
 		d := c.CoreInstances[idx].Def.(*binary.CoreInstance)
 		m, err := caps[d.Module].Restore(ctx, in.core[idx])
 		if err != nil {
+			for _, m := range restored {
+				_ = m.Close(ctx)
+			}
 			return nil, fmt.Errorf("core instance %d: %w", idx, err)
 		}
 		restored[idx] = m
@@ -153,9 +161,27 @@ func (p *InstancePre) snapshot(ctx context.Context, s *engine.Store, opts Snapsh
 	return &Snapshot{pre: p, sub: restored, fuel: fuel, replay: calls}, nil
 }
 
+// Close releases the restored core modules the snapshot holds in the engine (a module's
+// contents after initialization, one per core instance). Closing the component does not close
+// its snapshots: close both. Instances made before Close keep working; Instantiate then fails
+// with ErrClosed. Closing a snapshot again does nothing.
+func (sn *Snapshot) Close(ctx context.Context) error {
+	if !sn.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	var errs []error
+	for _, m := range sn.sub {
+		errs = append(errs, m.Close(ctx))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("component: close snapshot: %w", err)
+	}
+	return nil
+}
+
 // stateless refuses nested components that hold core instances (whose modules this snapshot
 // does not capture) or start functions; the type-only wrappers wit-component nests are fine.
-func stateless(cc *Compiled, depth int) error {
+func stateless(cc *Component, depth int) error {
 	if depth > maxResolveDepth {
 		return fmt.Errorf("%w: components nested too deeply", ErrSnapshot)
 	}
@@ -197,6 +223,9 @@ func (sn *Snapshot) Instantiate(ctx context.Context, s *engine.Store) (*Instance
 	if s == nil {
 		return nil, fmt.Errorf("component: instantiate: nil store")
 	}
+	if sn.closed.Load() {
+		return nil, fmt.Errorf("component: instantiate: %w", ErrClosed)
+	}
 	in, err := newInstance(ctx, sn.pre.with(sn.sub), s, sn.pre.cc, nil, nil, nil)
 	if err != nil {
 		return nil, fmt.Errorf("component: instantiate: %w", err)
@@ -220,7 +249,7 @@ func (sn *Snapshot) Instantiate(ctx context.Context, s *engine.Store) (*Instance
 }
 
 // record notes, during a capture, a host call of trampoline k that returned out.
-func (r *snapshotRecorder) record(cc *Compiled, k int, out []uint64) {
+func (r *snapshotRecorder) record(cc *Component, k int, out []uint64) {
 	iface, name := cc.lowerImport(k)
 	if r.stateful != nil && r.statefulCall == "" && r.stateful(iface, name) {
 		r.statefulCall = iface + "#" + name
@@ -235,7 +264,7 @@ func (r *snapshotRecorder) record(cc *Compiled, k int, out []uint64) {
 }
 
 // lowerImport names the import a canon lower trampoline calls: its interface and function.
-func (cc *Compiled) lowerImport(k int) (iface, name string) {
+func (cc *Component) lowerImport(k int) (iface, name string) {
 	c := cc.comp
 	cn := cc.tramps[k]
 	if cn.Kind != binary.CanonLower || int(cn.FuncIndex) >= len(c.Funcs) {

@@ -105,6 +105,7 @@ func CheckAddr(a netip.Addr) error {
 	}
 	return &Error{
 		Kind:    KindForbiddenDestination,
+		Reason:  ReasonAddress,
 		Message: fmt.Sprintf("destination address is %s (%s)", r.Name, r.Ref),
 		Addr:    a,
 	}

@@ -187,14 +187,14 @@ func (b *responseBody) fail(err error) error {
 	if err == io.EOF {
 		return b.setErr(io.EOF)
 	}
-	return b.setErr(classify(b.ctx, err, b.origin, "reading the response body from"))
+	return b.setErr(classify(b.ctx, err, b.origin, true))
 }
 
 // Close may be called more than once; only the first call does anything.
 func (b *responseBody) Close() error {
 	var err error
 	b.once.Do(func() {
-		b.setErr(errorf(KindConnection, nil, "response body is closed"))
+		b.setErr(errorf(ReasonCancelled, nil, "response body is closed"))
 		err = b.rc.Close()
 		b.cancel()
 		b.source.detach()
@@ -203,7 +203,9 @@ func (b *responseBody) Close() error {
 }
 
 func tooLarge(max int64) *Error {
-	return errorf(KindTooLarge, nil, "response body is larger than the %d-byte limit", max)
+	e := errorf(ReasonBodyTooLarge, nil, "response body is larger than the %d-byte limit", max)
+	e.Limit = max
+	return e
 }
 
 // ReadAll reads the whole body (within the request's MaxResponseBytes) and closes it.
@@ -220,7 +222,7 @@ func (r *Response) Text() (string, error) {
 		return "", err
 	}
 	if !utf8.Valid(b) {
-		return "", errorf(KindNotText, nil, "response body is not UTF-8 text; save it to a file instead")
+		return "", errorf(ReasonNotText, nil, "response body is not UTF-8 text; save it to a file instead")
 	}
 	return string(b), nil
 }

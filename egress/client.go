@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -180,14 +181,14 @@ var methods = map[string]bool{
 // credentials are injected per hop, for that hop's origin only.
 func (c *Client) Do(ctx context.Context, p *Policy, req *Request) (*Response, error) {
 	if req == nil {
-		return nil, errorf(KindInvalidRequest, nil, "no request")
+		return nil, errorf(ReasonRequest, nil, "no request")
 	}
 	method := req.Method
 	if method == "" {
 		method = http.MethodGet
 	}
 	if !methods[method] {
-		return nil, errorf(KindInvalidRequest, nil, "method %q is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS", truncate(method, 32))
+		return nil, errorf(ReasonMethod, nil, "method %q is not one of GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS", truncate(method, 32))
 	}
 	u, err := parseRequestURL(req.URL)
 	if err != nil {
@@ -202,18 +203,18 @@ func (c *Client) Do(ctx context.Context, p *Policy, req *Request) (*Response, er
 		return nil, err
 	}
 	if req.ContentLength < -1 {
-		return nil, errorf(KindInvalidRequest, nil, "body length %d is negative", req.ContentLength)
+		return nil, errorf(ReasonBody, nil, "body length %d is negative", req.ContentLength)
 	}
 	if req.Body != nil && req.ContentLength == 0 {
 		// A declared empty body is not sent, but one that is not empty is a caller error, as
 		// for any other length.
 		var probe [1]byte
 		if n, _ := req.Body.Read(probe[:]); n > 0 {
-			return nil, errorf(KindInvalidRequest, errBodyLong, "%v", errBodyLong)
+			return nil, errorf(ReasonBody, errBodyLong, "%v", errBodyLong)
 		}
 	}
 	if req.Timeout < 0 {
-		return nil, errorf(KindInvalidRequest, nil, "timeout %v is negative", req.Timeout)
+		return nil, errorf(ReasonRequest, nil, "timeout %v is negative", req.Timeout)
 	}
 	maxBody := req.MaxResponseBytes
 	if maxBody == 0 {
@@ -232,7 +233,7 @@ func (c *Client) Do(ctx context.Context, p *Policy, req *Request) (*Response, er
 	}
 	if req.Trailer != nil && req.ContentLength != -1 {
 		cancel()
-		return nil, errorf(KindInvalidRequest, nil, "a request with trailers must have a body of unknown length")
+		return nil, errorf(ReasonRequest, nil, "a request with trailers must have a body of unknown length")
 	}
 	resp, hops, err := c.exchange(ctx, p, method, u, origin, guest, src, req.NoRedirects, req.Trailer)
 	if err != nil {
@@ -245,7 +246,9 @@ func (c *Client) Do(ctx context.Context, p *Policy, req *Request) (*Response, er
 		_ = resp.Body.Close()
 		cancel()
 		src.detach()
-		return nil, errorf(KindTooLarge, nil, "response body of %d bytes is larger than the %d-byte limit", resp.ContentLength, maxBody)
+		e := errorf(ReasonBodyTooLarge, nil, "response body of %d bytes is larger than the %d-byte limit", resp.ContentLength, maxBody)
+		e.Limit = maxBody
+		return nil, e
 	}
 	final, err := originOfURL(resp.Request.URL)
 	if err != nil {
@@ -286,7 +289,7 @@ func (c *Client) exchange(ctx context.Context, p *Policy, method string, u *url.
 		}
 		resp, err := c.transport.RoundTrip(hreq)
 		if err != nil {
-			return nil, hops, classify(ctx, err, origin, "request to")
+			return nil, hops, classify(ctx, err, origin, false)
 		}
 		if noRedirects || !isRedirect(resp.StatusCode) {
 			return resp, hops, nil
@@ -297,12 +300,12 @@ func (c *Client) exchange(ctx context.Context, p *Policy, method string, u *url.
 		}
 		if len(loc) > MaxURLBytes {
 			discard(resp)
-			return nil, hops, errorf(KindConnection, nil, "%s sent a redirect Location longer than %d bytes", origin, MaxURLBytes)
+			return nil, hops, errorf(ReasonProtocol, nil, "%s sent a redirect Location longer than %d bytes", origin, MaxURLBytes)
 		}
 		next, err := u.Parse(loc)
 		if err != nil {
 			discard(resp)
-			return nil, hops, errorf(KindConnection, err, "%s sent a redirect to a Location that does not parse", origin)
+			return nil, hops, errorf(ReasonProtocol, err, "%s sent a redirect to a Location that does not parse", origin)
 		}
 		nextMethod, keepBody := redirectMethod(resp.StatusCode, method)
 		if keepBody && !src.canReplay() {
@@ -313,7 +316,9 @@ func (c *Client) exchange(ctx context.Context, p *Policy, method string, u *url.
 		discard(resp)
 		hops++
 		if hops > MaxRedirects {
-			return nil, hops, errorf(KindTooManyRedirects, nil, "more than %d redirects", MaxRedirects)
+			e := errorf(ReasonTooManyRedirects, nil, "more than %d redirects", MaxRedirects)
+			e.Limit = MaxRedirects
+			return nil, hops, e
 		}
 		nextOrigin, err := p.checkParsedURL(next, c.dialer.checkAddr, c.dialer.allowPrivate)
 		if err != nil {
@@ -342,7 +347,7 @@ func (c *Client) newHTTPRequest(ctx context.Context, method string, u *url.URL, 
 	if !src.empty() {
 		b, err := src.next()
 		if err != nil {
-			return nil, errorf(KindInvalidRequest, err, "request body cannot be sent again for a redirect")
+			return nil, errorf(ReasonBody, err, "request body cannot be sent again for a redirect")
 		}
 		body, length = b, src.length
 	}
@@ -439,25 +444,66 @@ func discard(resp *http.Response) {
 	_ = resp.Body.Close()
 }
 
-// classify turns a net/http, net or TLS error into an *Error. where reads like "request to".
-func classify(ctx context.Context, err error, o Origin, where string) error {
+// classify turns a net/http, net or TLS error into an *Error. body tells a failure while the
+// response body was being read from one while the request was being sent.
+func classify(ctx context.Context, err error, o Origin, body bool) error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
+	where := "request to"
+	if body {
+		where = "reading the response body from"
+	}
+	timeout := ReasonTimeout
+	if body {
+		timeout = ReasonBodyTimeout
+	}
 	switch {
 	case errors.Is(err, errBodyShort), errors.Is(err, errBodyLong):
-		return errorf(KindInvalidRequest, err, "%v", err)
+		return errorf(ReasonBody, err, "%v", err)
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return errorf(KindTimeout, err, "%s %s timed out", where, o)
+		return errorf(timeout, err, "%s %s timed out", where, o)
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
-		return errorf(KindConnection, err, "%s %s was cancelled", where, o)
+		return errorf(ReasonCancelled, err, "%s %s was cancelled", where, o)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return errorf(KindTimeout, err, "%s %s timed out", where, o)
+		return errorf(timeout, err, "%s %s timed out", where, o)
 	}
-	return errorf(KindConnection, err, "%s %s failed: %s", where, o, truncate(err.Error(), maxMessageBytes))
+	return errorf(networkReason(err, body), err, "%s %s failed: %s", where, o, truncate(err.Error(), maxMessageBytes))
+}
+
+// networkReason classifies a failed exchange by its cause. Typed errors come first; net/http and
+// crypto/tls report some failures only as text (an oversized response header, a malformed
+// response, most TLS protocol errors), and this is the one place their text is read, so that
+// callers switch on the Reason instead.
+func networkReason(err error, body bool) Reason {
+	var dnsErr *net.DNSError
+	var alert tls.AlertError
+	var certErr *tls.CertificateVerificationError
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalidCert x509.CertificateInvalidError
+	var recErr tls.RecordHeaderError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &dnsErr):
+		return ReasonDNS
+	case errors.As(err, &alert), errors.As(err, &certErr), errors.As(err, &unknownAuth),
+		errors.As(err, &hostErr), errors.As(err, &invalidCert), errors.As(err, &recErr),
+		strings.Contains(msg, "tls: "):
+		return ReasonTLS
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+		return ReasonConnect
+	case !body && (strings.Contains(msg, "header exceeds") || strings.Contains(msg, "headers exceeded") || strings.Contains(msg, "too large")):
+		return ReasonResponseHeaderTooLarge
+	case strings.Contains(msg, "malformed HTTP") || strings.Contains(msg, "http2:"):
+		return ReasonProtocol
+	case body:
+		return ReasonIncomplete
+	}
+	return ReasonConnection
 }
 
 func truncate(s string, n int) string {

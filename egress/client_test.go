@@ -29,9 +29,10 @@ func TestClient_DefaultRefusesLoopback(t *testing.T) {
 		{u("127.0.0.1", port, "/"), "loopback"},
 		{u("::1", port, "/"), "loopback"},
 		{u("::ffff:127.0.0.1", port, "/"), "IPv4-mapped loopback"},
-		{u("example.com", port, "/"), "example.com resolves to an address that is loopback"},
-		{u("v6.example.com", port, "/"), "v6.example.com resolves to an address that is loopback"},
-		{u("mapped.example.com", port, "/"), "IPv4-mapped loopback"},
+		{u("example.com", port, "/"), "example.com resolves to 127.0.0.1, an address that is loopback"},
+		{u("v6.example.com", port, "/"), "v6.example.com resolves to ::1, an address that is loopback"},
+		// Go's resolver gives A records in this form: it is IPv4 to the user (P35).
+		{u("mapped.example.com", port, "/"), "mapped.example.com resolves to 127.0.0.1, an address that is loopback ("},
 		{u("localhost", port, "/"), "loopback name"},
 	}
 	for _, tt := range tests {
@@ -336,7 +337,7 @@ func TestClient_DNSRebinding(t *testing.T) {
 		c.CloseIdleConnections()
 		_, err = c.Do(testContext(t), p, &Request{URL: u("rebind.example.com", port, "/ok")})
 		e := wantKind(t, err, KindForbiddenDestination)
-		if !strings.Contains(e.Message, "rebind.example.com resolves to an address that is loopback") || e.Addr != netip.MustParseAddr("127.0.0.1") {
+		if !strings.Contains(e.Message, "rebind.example.com resolves to 127.0.0.1, an address that is loopback") || e.Addr != netip.MustParseAddr("127.0.0.1") {
 			t.Fatalf("error = %v (addr %v)", e, e.Addr)
 		}
 		if len(*dialled) != 1 {

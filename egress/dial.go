@@ -79,7 +79,7 @@ func (d *dialer) checkAddr(a netip.Addr) error {
 func (d *dialer) control(_ context.Context, network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return &Error{Kind: KindForbiddenDestination, Message: "destination is not an IP address and port", Err: err}
+		return errorf(ReasonAddress, err, "destination is not an IP address and port")
 	}
 	return d.checkAddr(ap.Addr())
 }
@@ -91,11 +91,11 @@ func (d *dialer) dialContext(ctx context.Context, _, address string) (net.Conn, 
 	defer cancel()
 	host, portStr, err := net.SplitHostPort(address)
 	if err != nil {
-		return nil, errorf(KindInvalidRequest, err, "bad dial address")
+		return nil, errorf(ReasonURL, err, "bad dial address")
 	}
 	port, err := parsePort(portStr)
 	if err != nil {
-		return nil, errorf(KindInvalidRequest, err, "bad dial port")
+		return nil, errorf(ReasonURL, err, "bad dial port")
 	}
 	var addrs []netip.Addr
 	literal := false
@@ -103,17 +103,22 @@ func (d *dialer) dialContext(ctx context.Context, _, address string) (net.Conn, 
 		addrs, literal = []netip.Addr{a}, true
 	} else {
 		if isLocalhostName(host) && !d.allowPrivate {
-			return nil, errorf(KindForbiddenDestination, nil, "%s is a loopback name (RFC 6761 §6.3)", host)
+			return nil, errorf(ReasonLocalhost, nil, "%s is a loopback name (RFC 6761 §6.3)", host)
 		}
 		addrs, err = d.resolver.LookupNetIP(ctx, "ip", host)
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, errorf(KindTimeout, err, "resolving %s timed out", host)
+				return nil, errorf(ReasonConnectTimeout, err, "resolving %s timed out", host)
 			}
-			return nil, errorf(KindConnection, err, "cannot resolve %s", host)
+			return nil, errorf(ReasonDNS, err, "cannot resolve %s", host)
 		}
 		if len(addrs) == 0 {
-			return nil, errorf(KindConnection, nil, "%s has no addresses", host)
+			return nil, errorf(ReasonDNS, nil, "%s has no addresses", host)
+		}
+		// Go's resolver answers an IPv4 address (from DNS or a hosts file) in its IPv4-mapped
+		// IPv6 form; it is checked and dialled as IPv4 anyway, and said as the user wrote it.
+		for i, a := range addrs {
+			addrs[i] = a.Unmap()
 		}
 	}
 	// Every address is checked before any is dialled: a name that resolves to a forbidden
@@ -124,7 +129,7 @@ func (d *dialer) dialContext(ctx context.Context, _, address string) (net.Conn, 
 			var e *Error
 			if !literal && errors.As(err, &e) {
 				r, _ := classifyAddr(a)
-				e.Message = fmt.Sprintf("%s resolves to an address that is %s (%s)", host, r.Name, r.Ref)
+				e.Message = fmt.Sprintf("%s resolves to %s, an address that is %s (%s)", host, a, r.Name, r.Ref)
 			}
 			return nil, err
 		}
@@ -158,9 +163,9 @@ func (d *dialer) dialContext(ctx context.Context, _, address string) (net.Conn, 
 		}
 	}
 	if ctx.Err() != nil {
-		return nil, errorf(KindTimeout, firstErr, "connecting to %s timed out", host)
+		return nil, errorf(ReasonConnectTimeout, firstErr, "connecting to %s timed out", host)
 	}
-	return nil, errorf(KindConnection, firstErr, "cannot connect to %s", host)
+	return nil, errorf(ReasonConnect, firstErr, "cannot connect to %s", host)
 }
 
 // attemptContext gives one of n remaining addresses its share of ctx's time, as net.Dialer

@@ -46,6 +46,14 @@
 //     headers are bounded too.
 //   - Anything else that goes wrong on the network is Connection.
 //
+// Each *Error also carries a Reason, one level finer than its Kind (plain http and a refused
+// address are both ForbiddenDestination; ReasonPlainHTTP and ReasonAddress tell them apart), so
+// that embedders and protocol hosts switch on ReasonOf instead of reading messages.
+//
+// Sender is the one hook both plugin protocols send through (subako.CallOptions.Send,
+// preview2.HTTPConfig.Send); NewSender is its default, this package's policy over a Client, and
+// Deny is how a Sender an embedder writes vetoes a request.
+//
 // Options.AllowPrivate lifts the address rules (and the "localhost" refusal) for an embedder that
 // grants a plugin its local network on purpose; the allowlist still applies. Request.Trailer and
 // Response.Trailer carry trailer fields both ways (wasi:http passes them through).

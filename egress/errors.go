@@ -147,8 +147,13 @@ func ParseKind(s string) (Kind, bool) {
 // Connection messages quote the network error, which may name the public address that was
 // dialled. Err, when set, is the underlying cause for host logs; Error() includes it.
 type Error struct {
-	Kind    Kind
+	Kind Kind
+	// Reason is the finer cause, always one of Kind's reasons.
+	Reason  Reason
 	Message string
+	// Limit is the limit that was passed, when the Reason names one (the body cap of
+	// ReasonBodyTooLarge, the hop count of ReasonTooManyRedirects); 0 otherwise.
+	Limit int64
 	// Addr is the refused or failing address, when one is known (for host logs).
 	Addr netip.Addr
 	Err  error
@@ -156,10 +161,25 @@ type Error struct {
 
 // NewError returns an *Error of the given kind; callers use it for the kinds produced outside
 // this package (WriteBudget, BadPath, ABI, NotText) so that the wire mapping stays in one place.
-func NewError(kind Kind, message string) *Error { return &Error{Kind: kind, Message: message} }
+// The Reason is the Kind's least specific one (ReasonRequest for KindInvalidRequest,
+// ReasonConnection for KindConnection, and so on); an invalid kind gets none.
+func NewError(kind Kind, message string) *Error {
+	e := &Error{Kind: kind, Message: message}
+	if kind.Valid() {
+		e.Reason = kindReasons[kind]
+	}
+	return e
+}
 
-func errorf(kind Kind, cause error, format string, args ...any) *Error {
-	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...), Err: cause}
+// Deny returns the error a Sender returns to veto a request: KindHostNotAllowed with
+// ReasonDenied, which each protocol answers as a refusal by policy (subako_http's
+// host_not_allowed, wasi:http's HTTP-request-denied). message is shown to the guest.
+func Deny(message string) *Error {
+	return &Error{Kind: KindHostNotAllowed, Reason: ReasonDenied, Message: message}
+}
+
+func errorf(r Reason, cause error, format string, args ...any) *Error {
+	return &Error{Kind: r.Kind(), Reason: r, Message: fmt.Sprintf(format, args...), Err: cause}
 }
 
 // Error returns "egress: <kind>: <message>[: <cause>]"; the cause is left out when the
@@ -187,6 +207,187 @@ func KindOf(err error) (Kind, bool) {
 	var e *Error
 	if errors.As(err, &e) && e.Kind.Valid() {
 		return e.Kind, true
+	}
+	return 0, false
+}
+
+// Reason says why a request failed, one level finer than Kind: Kind is the ABI 1 wire class
+// (several causes share "invalid_request" or "connection"), Reason is what an embedder or a
+// protocol host switches on to tell them apart, for example to pick the wasi:http error-code
+// (a refused method is HTTP-request-method-invalid, an overlong URL HTTP-request-URI-too-long)
+// without reading Message, which is written for people and may change. Every Reason belongs to
+// exactly one Kind (Reason.Kind). The zero Reason is not a reason.
+type Reason uint8
+
+// The reasons, grouped by their Kind.
+const (
+	// ReasonRequest (invalid_request): the request is unusable in a way no finer reason names
+	// (no request, a negative timeout, trailers with a body of known length, a caller-side
+	// parse failure).
+	ReasonRequest Reason = iota + 1
+	// ReasonMethod (invalid_request): the method is not GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS.
+	ReasonMethod
+	// ReasonURL (invalid_request): the URL does not parse, is not absolute, has a scheme other
+	// than https and http, carries user info, or has a bad host or port.
+	ReasonURL
+	// ReasonURLTooLong (invalid_request): the URL is longer than MaxURLBytes.
+	ReasonURLTooLong
+	// ReasonHeader (invalid_request): a header name is not a lower-case token or a value has
+	// control characters.
+	ReasonHeader
+	// ReasonHeaderTooLarge (invalid_request): more than MaxHeaderFields fields or MaxHeaderBytes bytes.
+	ReasonHeaderTooLarge
+	// ReasonBody (invalid_request): the request body is shorter or longer than its declared
+	// length, or cannot be sent again for a redirect.
+	ReasonBody
+	// ReasonHostNotAllowed (host_not_allowed): the policy's allowlist does not admit the host.
+	ReasonHostNotAllowed
+	// ReasonDenied (host_not_allowed): the embedder's Sender refused the request (see Deny).
+	ReasonDenied
+	// ReasonPlainHTTP (forbidden_destination): plain http to a host AllowHTTPHosts does not name.
+	ReasonPlainHTTP
+	// ReasonLocalhost (forbidden_destination): the host is a "localhost" name (RFC 6761 §6.3).
+	ReasonLocalhost
+	// ReasonAddress (forbidden_destination): the destination address is in a refused range
+	// (private, loopback, link-local, …; see RefusedRanges). Error.Addr holds it.
+	ReasonAddress
+	// ReasonCredentialHeader (credential_header): the guest set a header a granted credential sets.
+	ReasonCredentialHeader
+	// ReasonCredentialUnavailable (credential_unavailable): not exactly one usable credential.
+	ReasonCredentialUnavailable
+	// ReasonTooManyRedirects (too_many_redirects): more than MaxRedirects redirects. Error.Limit
+	// holds the limit.
+	ReasonTooManyRedirects
+	// ReasonTimeout (timeout): the request's deadline (its own timeout or the caller's) passed
+	// before the response header arrived.
+	ReasonTimeout
+	// ReasonConnectTimeout (timeout): resolving and connecting took longer than the sender's
+	// connect timeout (or the dialler's own bound).
+	ReasonConnectTimeout
+	// ReasonFirstByteTimeout (timeout): the response header took longer than the sender's
+	// first-byte timeout.
+	ReasonFirstByteTimeout
+	// ReasonBetweenBytesTimeout (timeout): the response body paused longer than the sender's
+	// between-bytes timeout.
+	ReasonBetweenBytesTimeout
+	// ReasonBodyTimeout (timeout): the request's deadline passed while the response body was
+	// being read.
+	ReasonBodyTimeout
+	// ReasonBodyTooLarge (too_large): the response body is larger than the cap. Error.Limit
+	// holds the cap in bytes.
+	ReasonBodyTooLarge
+	// ReasonNotText (not_text): the response body is not UTF-8 text where text was asked for.
+	ReasonNotText
+	// ReasonWriteBudget (write_budget): caller side, see KindWriteBudget.
+	ReasonWriteBudget
+	// ReasonBadPath (bad_path): caller side, see KindBadPath.
+	ReasonBadPath
+	// ReasonDNS (connection): the host name does not resolve (or resolves to no address).
+	ReasonDNS
+	// ReasonConnect (connection): no connection could be made (refused, unreachable).
+	ReasonConnect
+	// ReasonTLS (connection): the TLS handshake or a TLS record failed (certificate, alert, protocol).
+	ReasonTLS
+	// ReasonProtocol (connection): the server broke HTTP (a malformed response, an HTTP/2
+	// protocol error, a redirect without a usable Location).
+	ReasonProtocol
+	// ReasonResponseHeaderTooLarge (connection): the response header is larger than
+	// Options.MaxResponseHeaderBytes.
+	ReasonResponseHeaderTooLarge
+	// ReasonIncomplete (connection): the connection ended or broke while the response body
+	// was being read.
+	ReasonIncomplete
+	// ReasonCancelled (connection): the caller's context was cancelled, or the body was read
+	// after Close.
+	ReasonCancelled
+	// ReasonConnection (connection): any other network failure before the response arrived.
+	ReasonConnection
+	// ReasonABI (abi): caller side, see KindABI.
+	ReasonABI
+
+	numReasons = int(ReasonABI)
+)
+
+var reasonInfo = [...]struct {
+	name string
+	kind Kind
+}{
+	ReasonRequest:                {"request", KindInvalidRequest},
+	ReasonMethod:                 {"method", KindInvalidRequest},
+	ReasonURL:                    {"url", KindInvalidRequest},
+	ReasonURLTooLong:             {"url_too_long", KindInvalidRequest},
+	ReasonHeader:                 {"header", KindInvalidRequest},
+	ReasonHeaderTooLarge:         {"header_too_large", KindInvalidRequest},
+	ReasonBody:                   {"body", KindInvalidRequest},
+	ReasonHostNotAllowed:         {"host_not_allowed", KindHostNotAllowed},
+	ReasonDenied:                 {"denied", KindHostNotAllowed},
+	ReasonPlainHTTP:              {"plain_http", KindForbiddenDestination},
+	ReasonLocalhost:              {"localhost", KindForbiddenDestination},
+	ReasonAddress:                {"address", KindForbiddenDestination},
+	ReasonCredentialHeader:       {"credential_header", KindCredentialHeader},
+	ReasonCredentialUnavailable:  {"credential_unavailable", KindCredentialUnavailable},
+	ReasonTooManyRedirects:       {"too_many_redirects", KindTooManyRedirects},
+	ReasonTimeout:                {"timeout", KindTimeout},
+	ReasonConnectTimeout:         {"connect_timeout", KindTimeout},
+	ReasonFirstByteTimeout:       {"first_byte_timeout", KindTimeout},
+	ReasonBetweenBytesTimeout:    {"between_bytes_timeout", KindTimeout},
+	ReasonBodyTimeout:            {"body_timeout", KindTimeout},
+	ReasonBodyTooLarge:           {"body_too_large", KindTooLarge},
+	ReasonNotText:                {"not_text", KindNotText},
+	ReasonWriteBudget:            {"write_budget", KindWriteBudget},
+	ReasonBadPath:                {"bad_path", KindBadPath},
+	ReasonDNS:                    {"dns", KindConnection},
+	ReasonConnect:                {"connect", KindConnection},
+	ReasonTLS:                    {"tls", KindConnection},
+	ReasonProtocol:               {"protocol", KindConnection},
+	ReasonResponseHeaderTooLarge: {"response_header_too_large", KindConnection},
+	ReasonIncomplete:             {"incomplete", KindConnection},
+	ReasonCancelled:              {"cancelled", KindConnection},
+	ReasonConnection:             {"connection", KindConnection},
+	ReasonABI:                    {"abi", KindABI},
+}
+
+// kindReasons is the Reason NewError gives each Kind: the one that says no more than the Kind.
+var kindReasons = [...]Reason{
+	KindInvalidRequest:        ReasonRequest,
+	KindHostNotAllowed:        ReasonHostNotAllowed,
+	KindForbiddenDestination:  ReasonAddress,
+	KindCredentialHeader:      ReasonCredentialHeader,
+	KindCredentialUnavailable: ReasonCredentialUnavailable,
+	KindTooManyRedirects:      ReasonTooManyRedirects,
+	KindTimeout:               ReasonTimeout,
+	KindTooLarge:              ReasonBodyTooLarge,
+	KindNotText:               ReasonNotText,
+	KindWriteBudget:           ReasonWriteBudget,
+	KindBadPath:               ReasonBadPath,
+	KindConnection:            ReasonConnection,
+	KindABI:                   ReasonABI,
+}
+
+// Valid reports whether r is one of the reasons.
+func (r Reason) Valid() bool { return r >= ReasonRequest && int(r) <= numReasons }
+
+// Kind returns the Kind r belongs to, or 0 for an invalid Reason.
+func (r Reason) Kind() Kind {
+	if !r.Valid() {
+		return 0
+	}
+	return reasonInfo[r].kind
+}
+
+// String returns the snake_case name ("plain_http"), for logs, or "reason(N)" for an invalid Reason.
+func (r Reason) String() string {
+	if !r.Valid() {
+		return fmt.Sprintf("reason(%d)", uint8(r))
+	}
+	return reasonInfo[r].name
+}
+
+// ReasonOf returns the Reason of the first *Error in err's chain.
+func ReasonOf(err error) (Reason, bool) {
+	var e *Error
+	if errors.As(err, &e) && e.Reason.Valid() {
+		return e.Reason, true
 	}
 	return 0, false
 }

@@ -77,7 +77,7 @@ func TestKind_Errors(t *testing.T) {
 
 func TestError_Format(t *testing.T) {
 	cause := errors.New("dial tcp: refused")
-	e := errorf(KindConnection, cause, "cannot connect to %s", "a.example")
+	e := errorf(ReasonConnect, cause, "cannot connect to %s", "a.example")
 	if got, want := e.Error(), "egress: connection: cannot connect to a.example: dial tcp: refused"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}

@@ -114,3 +114,32 @@ func ExampleClient_Do() {
 	// egress: credential_header: header "authorization" is set by the credential the host injects for https://127.0.0.1:PORT; do not set it
 	// forbidden_destination
 }
+
+// An embedder's Sender audits and vetoes requests, then hands the rest to the policy sender.
+// The same function serves subako.CallOptions.Send and preview2.HTTPConfig.Send.
+func ExampleNewSender() {
+	policy, err := egress.NewPolicy(egress.PolicyConfig{AllowHosts: []string{"api.example.com"}})
+	if err != nil {
+		panic(err)
+	}
+	next := egress.NewSender(egress.SenderConfig{Policy: policy})
+	audit := func(ctx context.Context, req *http.Request, opts egress.SendOptions) (*http.Response, error) {
+		if req.Method != http.MethodGet {
+			return nil, egress.Deny("only GET requests are allowed")
+		}
+		return next(ctx, req, opts)
+	}
+	for _, r := range []struct{ method, url string }{
+		{"DELETE", "https://api.example.com/items/1"},
+		{"GET", "https://internal.example.com/"},
+	} {
+		req, _ := http.NewRequest(r.method, r.url, nil)
+		_, err := audit(context.Background(), req, egress.SendOptions{})
+		kind, _ := egress.KindOf(err)
+		reason, _ := egress.ReasonOf(err)
+		fmt.Println(kind, reason)
+	}
+	// Output:
+	// host_not_allowed denied
+	// host_not_allowed host_not_allowed
+}

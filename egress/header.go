@@ -73,23 +73,23 @@ func validHeaderValue(v string) bool {
 // case here would silently merge "X-A" and "x-a".
 func cleanRequestHeader(h []Field) ([]Field, error) {
 	if len(h) > MaxHeaderFields {
-		return nil, errorf(KindInvalidRequest, nil, "%d header fields, more than the %d allowed", len(h), MaxHeaderFields)
+		return nil, errorf(ReasonHeaderTooLarge, nil, "%d header fields, more than the %d allowed", len(h), MaxHeaderFields)
 	}
 	out := make([]Field, 0, len(h))
 	total := 0
 	for _, f := range h {
 		total += len(f.Name) + len(f.Value)
 		if total > MaxHeaderBytes {
-			return nil, errorf(KindInvalidRequest, nil, "header fields exceed %d bytes", MaxHeaderBytes)
+			return nil, errorf(ReasonHeaderTooLarge, nil, "header fields exceed %d bytes", MaxHeaderBytes)
 		}
 		if !validHeaderName(f.Name) {
 			if validHeaderName(strings.ToLower(f.Name)) {
-				return nil, errorf(KindInvalidRequest, nil, "header name %q must be lower-case", f.Name)
+				return nil, errorf(ReasonHeader, nil, "header name %q must be lower-case", f.Name)
 			}
-			return nil, errorf(KindInvalidRequest, nil, "header name %q is not a valid HTTP token", f.Name)
+			return nil, errorf(ReasonHeader, nil, "header name %q is not a valid HTTP token", f.Name)
 		}
 		if !validHeaderValue(f.Value) {
-			return nil, errorf(KindInvalidRequest, nil, "header %q has a value with control characters", f.Name)
+			return nil, errorf(ReasonHeader, nil, "header %q has a value with control characters", f.Name)
 		}
 		if isConnectionHeader(f.Name) {
 			continue

@@ -198,6 +198,9 @@ func parseHostPattern(s string) (hostPattern, error) {
 	if s == "" {
 		return p, fmt.Errorf("empty host pattern")
 	}
+	if _, err := netip.ParsePrefix(s); err == nil {
+		return p, fmt.Errorf("host pattern %q is a CIDR range, and ranges are not patterns: give host names or single addresses (api.example.com, *.example.com, 127.0.0.1)", s)
+	}
 	hostPart := s
 	// Split an optional ":port". A bracketed IPv6 literal keeps its colons inside brackets;
 	// an unbracketed IPv6 literal has no port.

@@ -123,6 +123,13 @@ func TestHostPattern_Errors(t *testing.T) {
 			t.Errorf("parseHostPattern(%q) = %+v, want error", in, p)
 		}
 	}
+	// P35: a CIDR range is named as one, not as a host name with a bad character.
+	for _, in := range []string{"127.0.0.0/8", "10.0.0.1/32", "2001:db8::/32"} {
+		_, err := parseHostPattern(in)
+		if err == nil || !strings.Contains(err.Error(), "is a CIDR range, and ranges are not patterns") || strings.Contains(err.Error(), "not allowed in a host name") {
+			t.Errorf("parseHostPattern(%q): %v", in, err)
+		}
+	}
 }
 
 func TestPolicy_CheckURL(t *testing.T) {

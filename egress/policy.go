@@ -203,12 +203,12 @@ func (p *Policy) CheckURL(raw string) (*url.URL, Origin, error) {
 
 func parseRequestURL(raw string) (*url.URL, error) {
 	if len(raw) > MaxURLBytes {
-		return nil, errorf(KindInvalidRequest, nil, "url is %d bytes, more than the %d allowed", len(raw), MaxURLBytes)
+		return nil, errorf(ReasonURLTooLong, nil, "url is %d bytes, more than the %d allowed", len(raw), MaxURLBytes)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		// url.Error repeats the whole URL; keep the message short and the cause for logs.
-		return nil, errorf(KindInvalidRequest, err, "url does not parse")
+		return nil, errorf(ReasonURL, err, "url does not parse")
 	}
 	return u, nil
 }
@@ -224,28 +224,28 @@ func (p *Policy) checkParsedURL(u *url.URL, checkAddr func(netip.Addr) error, lo
 	case "http":
 		plain = true
 	case "":
-		return Origin{}, errorf(KindInvalidRequest, nil, "url must be absolute (https://host/…)")
+		return Origin{}, errorf(ReasonURL, nil, "url must be absolute (https://host/…)")
 	default:
-		return Origin{}, errorf(KindInvalidRequest, nil, "url scheme %q is not supported; use https", u.Scheme)
+		return Origin{}, errorf(ReasonURL, nil, "url scheme %q is not supported; use https", u.Scheme)
 	}
 	if u.Opaque != "" {
-		return Origin{}, errorf(KindInvalidRequest, nil, "url must be of the form https://host/…")
+		return Origin{}, errorf(ReasonURL, nil, "url must be of the form https://host/…")
 	}
 	if u.User != nil {
-		return Origin{}, errorf(KindInvalidRequest, nil, "url must not carry user info; credentials are injected by the host")
+		return Origin{}, errorf(ReasonURL, nil, "url must not carry user info; credentials are injected by the host")
 	}
 	o, err := originOfURL(u)
 	if err != nil {
-		return Origin{}, errorf(KindInvalidRequest, nil, "url %v", err)
+		return Origin{}, errorf(ReasonURL, nil, "url %v", err)
 	}
 	if plain && !p.allowsHTTP(o) {
-		return Origin{}, errorf(KindForbiddenDestination, nil, "plain http is not allowed; use https")
+		return Origin{}, errorf(ReasonPlainHTTP, nil, "plain http is not allowed; use https")
 	}
 	if isLocalhostName(o.Host) && !localhost {
-		return Origin{}, errorf(KindForbiddenDestination, nil, "%s is a loopback name (RFC 6761 §6.3)", o.Host)
+		return Origin{}, errorf(ReasonLocalhost, nil, "%s is a loopback name (RFC 6761 §6.3)", o.Host)
 	}
 	if !p.AllowsOrigin(o) {
-		return Origin{}, errorf(KindHostNotAllowed, nil, "%s is not in this function's network allowlist", displayHost(o))
+		return Origin{}, errorf(ReasonHostNotAllowed, nil, "%s is not in this function's network allowlist", displayHost(o))
 	}
 	if a, err := netip.ParseAddr(o.Host); err == nil {
 		if err := checkAddr(a); err != nil {
@@ -285,19 +285,19 @@ func (p *Policy) credentialFor(o Origin, guest []Field) ([]Field, error) {
 	}
 	for _, f := range guest {
 		if g.names[f.Name] {
-			return nil, errorf(KindCredentialHeader, nil, "header %q is set by the credential the host injects for %s; do not set it", f.Name, o)
+			return nil, errorf(ReasonCredentialHeader, nil, "header %q is set by the credential the host injects for %s; do not set it", f.Name, o)
 		}
 	}
 	switch len(g.candidates) {
 	case 1:
 		return g.candidates[0].Header, nil
 	case 0:
-		return nil, errorf(KindCredentialUnavailable, nil, "no usable credential for %s", o)
+		return nil, errorf(ReasonCredentialUnavailable, nil, "no usable credential for %s", o)
 	default:
 		labels := make([]string, len(g.candidates))
 		for i, c := range g.candidates {
 			labels[i] = fmt.Sprintf("%q", c.Label)
 		}
-		return nil, errorf(KindCredentialUnavailable, nil, "%d credentials (%s) are usable for %s; exactly one is needed", len(g.candidates), strings.Join(labels, ", "), o)
+		return nil, errorf(ReasonCredentialUnavailable, nil, "%d credentials (%s) are usable for %s; exactly one is needed", len(g.candidates), strings.Join(labels, ", "), o)
 	}
 }

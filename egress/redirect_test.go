@@ -153,7 +153,7 @@ func TestClient_RedirectRules(t *testing.T) {
 		{"mapped loopback literal", []string{"*"}, "https://[::ffff:127.0.0.2]:" + ps + "/", KindForbiddenDestination, "IPv4-mapped loopback"},
 		{"loopback not exempt", []string{"*"}, "https://127.0.0.2:" + ps + "/", KindForbiddenDestination, "loopback"},
 		{"IPv6 loopback not exempt", []string{"*"}, "https://[::1]:" + ps + "/", KindForbiddenDestination, "loopback"},
-		{"name resolving to metadata", []string{"*"}, "https://metadata.example.com/", KindForbiddenDestination, "metadata.example.com resolves to an address that is link-local"},
+		{"name resolving to metadata", []string{"*"}, "https://metadata.example.com/", KindForbiddenDestination, "metadata.example.com resolves to 169.254.169.254, an address that is link-local"},
 		{"name resolving to private", []string{"*"}, "https://private.example.com/", KindForbiddenDestination, "private-use"},
 		{"name resolving to ULA", []string{"*"}, "https://ula.example.com/", KindForbiddenDestination, "unique local"},
 		{"localhost", []string{"*"}, "https://localhost:" + ps + "/", KindForbiddenDestination, "loopback name"},

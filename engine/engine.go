@@ -55,6 +55,10 @@ type compileEntry struct {
 	done chan struct{}
 	mod  *Module
 	err  error
+	// refs counts the Compile calls that returned mod and whose Module.Close has not run yet;
+	// guarded by the engine's mutex. Modules with the same content are one *Module, so the
+	// last holder to close it releases it. Variants are not counted: they go with their base.
+	refs int
 }
 
 type hostEntry struct {
@@ -103,7 +107,8 @@ func (e *Engine) Close(ctx context.Context) error {
 }
 
 // Compile decodes, checks and meters a core module. The result is cached by the content hash of
-// wasm: compiling the same bytes again returns the same *Module. One Module serves stores of any
+// wasm: compiling the same bytes again returns the same *Module, and each call takes a reference
+// to it that Module.Close gives back (the last Close releases it). One Module serves stores of any
 // Limits.TableElements: wazero has no table limit of its own, so the limit is written into the
 // declared maximum of the module's tables, and a store whose limit changes what would be written
 // instantiates a variant compiled for it on first use (cached too). A module that defines no
@@ -125,7 +130,7 @@ func (e *Engine) compileBytes(ctx context.Context, wasmBytes []byte, img *memory
 		h.Write(img.sum[:])
 		h.Sum(sum[:0])
 	}
-	return e.cached(moduleKey{sum: sum}, func() (*Module, error) {
+	return e.cached(moduleKey{sum: sum}, true, func() (*Module, error) {
 		d, err := wasm.Decode(wasmBytes, e.decode)
 		if err != nil {
 			return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
@@ -162,19 +167,28 @@ func rewriteDependsOnLimit(tables []wasm.TableType) bool {
 	return false
 }
 
-// cached returns the module cached under key, or compiles it with compile and caches it.
-func (e *Engine) cached(key moduleKey, compile func() (*Module, error)) (*Module, error) {
+// cached returns the module cached under key, or compiles it with compile and caches it. A
+// counted call takes a reference to the module, which Module.Close gives back.
+func (e *Engine) cached(key moduleKey, counted bool, compile func() (*Module, error)) (*Module, error) {
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
 		return nil, fmt.Errorf("engine: compile: %w", ErrClosed)
 	}
 	if ent, ok := e.modules[key]; ok {
+		// The reference is taken before waiting, so that a Close in the meantime cannot
+		// release the module this call is about to return.
+		if counted {
+			ent.refs++
+		}
 		e.mu.Unlock()
 		<-ent.done
 		return ent.mod, ent.err
 	}
 	ent := &compileEntry{done: make(chan struct{})}
+	if counted {
+		ent.refs = 1
+	}
 	e.modules[key] = ent
 	e.mu.Unlock()
 
@@ -212,7 +226,7 @@ func (e *Engine) variant(ctx context.Context, m *Module, limit uint32) (*Module,
 		}
 		return m, nil
 	}
-	v, err := e.cached(moduleKey{sum: base.key.sum, tableMax: limit}, func() (*Module, error) {
+	v, err := e.cached(moduleKey{sum: base.key.sum, tableMax: limit}, false, func() (*Module, error) {
 		d, err := wasm.Decode(base.src, e.decode)
 		if err != nil {
 			return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
@@ -230,6 +244,15 @@ func (e *Engine) variant(ctx context.Context, m *Module, limit uint32) (*Module,
 		return nil, err
 	}
 	e.mu.Lock()
+	if base.closed.Load() {
+		// The base was closed while the variant compiled: nothing would close the variant.
+		if ent, ok := e.modules[v.key]; ok && ent.mod == v {
+			delete(e.modules, v.key)
+		}
+		e.mu.Unlock()
+		_ = v.compiled.Close(ctx)
+		return nil, fmt.Errorf("engine: instantiate: %w", ErrClosed)
+	}
 	if v.base == nil && v != base {
 		v.base = base
 		base.variants = append(base.variants, v)
@@ -297,11 +320,42 @@ func (e *Engine) hostInstance(ctx context.Context, h *HostModule) (api.Module, e
 		}
 		// Anonymous: never entered in wazero's name registry, found only through our resolver.
 		ent.inst, ent.err = e.runtime.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName(""))
+		// The one instance is all the engine uses. wazero keys a host module's compiled form by
+		// the builder's address, so every HostModule would leave an entry in its engine for good.
+		_ = cm.Close(ctx)
 		if ent.err != nil {
 			ent.err = fmt.Errorf("engine: host module %q: %w", h.Name, ent.err)
 		}
 	})
 	return ent.inst, ent.err
+}
+
+// ReleaseHostModule closes the engine's instance of h, made when a store first imported h, and
+// forgets it. A host module made per compiled unit (package component makes one for each
+// compiled component's trampolines) is released with that unit; one defined once, as a
+// package-level value, is not, and lives as long as the engine.
+//
+// Instances that already import h keep calling its functions, as wazero lets instances call
+// imports of a closed module; a store that imports h afterwards gets a new instance of it.
+// Releasing h while a store is instantiating a module that imports it is a race the caller must
+// avoid. Releasing a host module the engine has no instance of does nothing.
+func (e *Engine) ReleaseHostModule(ctx context.Context, h *HostModule) error {
+	e.mu.Lock()
+	ent, ok := e.hostMods[h]
+	delete(e.hostMods, h)
+	e.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	// Waits for an instantiation under way; one that had not started yet is refused.
+	ent.once.Do(func() { ent.err = fmt.Errorf("engine: host module %q: %w", h.Name, ErrClosed) })
+	if ent.inst == nil {
+		return nil
+	}
+	if err := ent.inst.Close(ctx); err != nil {
+		return fmt.Errorf("engine: release host module %q: %w", h.Name, err)
+	}
+	return nil
 }
 
 func toAPITypes(ts []ValueType) []api.ValueType {

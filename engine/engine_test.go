@@ -475,22 +475,56 @@ func TestInstanceLimit(t *testing.T) {
 
 func TestLimitsValidate_Errors(t *testing.T) {
 	for name, mut := range map[string]func(*engine.Limits){
-		"fuel":      func(l *engine.Limits) { l.Fuel = 0 },
-		"deadline":  func(l *engine.Limits) { l.Deadline = 0 },
-		"memory":    func(l *engine.Limits) { l.MemoryBytes = 0 },
+		"fuel":      func(l *engine.Limits) { l.Fuel = engine.MaxFuel + 1 },
+		"deadline":  func(l *engine.Limits) { l.Deadline = -time.Second },
 		"memory4g":  func(l *engine.Limits) { l.MemoryBytes = 1<<32 + 1 },
-		"table":     func(l *engine.Limits) { l.TableElements = 0 },
-		"instances": func(l *engine.Limits) { l.Instances = 0 },
+		"instances": func(l *engine.Limits) { l.Instances = -1 },
 	} {
 		l := engine.DefaultLimits()
 		mut(&l)
 		if l.Validate() == nil {
 			t.Errorf("%s: no error", name)
 		}
+		if _, err := newEngine(t, engine.Config{}).NewStore(context.Background(), l); err == nil {
+			t.Errorf("%s: NewStore accepted %+v", name, l)
+		}
+	}
+}
+
+// TestLimits_ZeroMeansDefault checks that each zero field takes its DefaultLimits value, in
+// Validate and in the store NewStore makes, and that set fields are kept.
+func TestLimits_ZeroMeansDefault(t *testing.T) {
+	d := engine.DefaultLimits()
+	tests := []struct {
+		name       string
+		give, want engine.Limits
+	}{
+		{"all zero", engine.Limits{}, d},
+		{"fuel only", engine.Limits{Fuel: 7}, engine.Limits{Fuel: 7, Deadline: d.Deadline, MemoryBytes: d.MemoryBytes, TableElements: d.TableElements, Instances: d.Instances}},
+		{"deadline only", engine.Limits{Deadline: time.Minute}, engine.Limits{Fuel: d.Fuel, Deadline: time.Minute, MemoryBytes: d.MemoryBytes, TableElements: d.TableElements, Instances: d.Instances}},
+		{"memory only", engine.Limits{MemoryBytes: 1 << 20}, engine.Limits{Fuel: d.Fuel, Deadline: d.Deadline, MemoryBytes: 1 << 20, TableElements: d.TableElements, Instances: d.Instances}},
+		{"table only", engine.Limits{TableElements: 9}, engine.Limits{Fuel: d.Fuel, Deadline: d.Deadline, MemoryBytes: d.MemoryBytes, TableElements: 9, Instances: d.Instances}},
+		{"instances only", engine.Limits{Instances: 2}, engine.Limits{Fuel: d.Fuel, Deadline: d.Deadline, MemoryBytes: d.MemoryBytes, TableElements: d.TableElements, Instances: 2}},
+		{"all set", engine.Limits{Fuel: 1, Deadline: 1, MemoryBytes: 1, TableElements: 1, Instances: 1}, engine.Limits{Fuel: 1, Deadline: 1, MemoryBytes: 1, TableElements: 1, Instances: 1}},
 	}
 	e := newEngine(t, engine.Config{})
-	if _, err := e.NewStore(context.Background(), engine.Limits{}); err == nil {
-		t.Error("NewStore accepted zero limits")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.give.Validate(); err != nil {
+				t.Fatalf("Validate: %v", err)
+			}
+			s, err := e.NewStore(context.Background(), tt.give)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close(context.Background())
+			if got := s.Limits(); got != tt.want {
+				t.Errorf("store limits = %+v, want %+v", got, tt.want)
+			}
+			if got := s.Fuel(); got != int64(tt.want.Fuel) {
+				t.Errorf("store fuel = %d, want %d", got, tt.want.Fuel)
+			}
+		})
 	}
 }
 

@@ -53,7 +53,7 @@ var (
 	ErrNoExport = errors.New("no such export")
 	// ErrLink: an import could not be satisfied.
 	ErrLink = errors.New("link error")
-	// ErrClosed: the engine or store was closed.
+	// ErrClosed: the engine, store, module or host module was closed.
 	ErrClosed = errors.New("closed")
 )
 
@@ -109,8 +109,9 @@ func (k TrapKind) String() string {
 	return fmt.Sprintf("trap kind %d", int(k))
 }
 
-// Trap is the one error type for everything that ends a guest call abnormally, except proc_exit
-// (*ExitError). Kind says what happened; Function names the wasm function where it happened when
+// Trap is the one error type for a guest call that ran and ended abnormally, except by the
+// guest's exit (*ExitError); a call that could not run at all (a discarded or closed store) fails
+// with ErrInstanceUnavailable or ErrClosed instead. Kind says what happened; Function names the wasm function where it happened when
 // the engine could tell (the export called, for TrapCanonicalABI); Cause holds the underlying error
 // (a host function's error for TrapHost, the abi error for TrapCanonicalABI).
 type Trap struct {

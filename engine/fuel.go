@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/tetratelabs/wazero/api"
@@ -79,6 +80,9 @@ func (s *Store) refuel(ctx context.Context) {
 		panic(&Trap{Kind: contextTrapKind(err), Cause: err})
 	}
 	runtime.Gosched()
+	if s.progress != nil {
+		s.progress.running(uint64(int64(s.limits.Fuel) - s.fuelRemaining()))
+	}
 	for g := int64(s.fuel.Get()); g < 0; g = int64(s.fuel.Get()) {
 		if s.reserve == 0 {
 			panic(&Trap{Kind: TrapFuelExhausted})
@@ -106,16 +110,16 @@ type FuelListener interface {
 	FunctionDone(function string, consumed uint64)
 }
 
-type fuelListenerKey struct{}
-
 // WithFuelListener returns a context that reports the fuel of calls made with it to l.
 func WithFuelListener(ctx context.Context, l FuelListener) context.Context {
-	return context.WithValue(ctx, fuelListenerKey{}, l)
+	return withObservers(ctx, func(o *observers) { o.listener = l })
 }
 
 func fuelListenerFrom(ctx context.Context) FuelListener {
-	l, _ := ctx.Value(fuelListenerKey{}).(FuelListener)
-	return l
+	if o := observersFrom(ctx); o != nil {
+		return o.listener
+	}
+	return nil
 }
 
 // profileFactory builds wazero function listeners that read the store's fuel counter at entry and
@@ -127,13 +131,27 @@ func (profileFactory) NewFunctionListener(def api.FunctionDefinition) experiment
 	if def.GoFunction() != nil {
 		return nil
 	}
-	return &profileListener{name: def.DebugName()}
+	// DebugName is "module.function"; a module without a name leaves a bare leading dot.
+	return &profileListener{name: strings.TrimPrefix(def.DebugName(), ".")}
 }
 
 // profileListener is shared by every instance of a module, possibly on several goroutines, so the
-// fuel at entry lives in the store, which runs one call at a time.
+// frames of a running call live in the store, which runs one call at a time.
 type profileListener struct {
 	name string
+}
+
+// profFrame is a wasm function running under a profiled call: the fuel left when it started and
+// what its callees have used so far, so that its own fuel is known when it returns.
+type profFrame struct {
+	name     string
+	start    int64
+	children uint64
+}
+
+// fuelFramer is what a FuelListener implements to receive stacks (FuelProfile does).
+type fuelFramer interface {
+	fuelFrame(stack []string, self uint64)
 }
 
 func (p *profileListener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
@@ -141,23 +159,38 @@ func (p *profileListener) Before(ctx context.Context, _ api.Module, _ api.Functi
 	if s == nil {
 		return
 	}
-	s.profStack = append(s.profStack, s.fuelRemaining())
+	s.profStack = append(s.profStack, profFrame{name: p.name, start: s.fuelRemaining()})
 }
 
 func (p *profileListener) After(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64) {
+	p.done(ctx)
+}
+
+// Abort counts a frame a trap ended too, so a call that ran out of fuel still shows where it went.
+func (p *profileListener) Abort(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ error) {
+	p.done(ctx)
+}
+
+func (p *profileListener) done(ctx context.Context) {
 	s := storeFromContext(ctx)
 	if s == nil || len(s.profStack) == 0 {
 		return
 	}
-	start := s.profStack[len(s.profStack)-1]
-	s.profStack = s.profStack[:len(s.profStack)-1]
+	top := len(s.profStack) - 1
+	f := s.profStack[top]
+	used := uint64(max(f.start-s.fuelRemaining(), 0))
+	if top > 0 {
+		s.profStack[top-1].children += used
+	}
 	if l := fuelListenerFrom(ctx); l != nil {
-		l.FunctionDone(p.name, uint64(start-s.fuelRemaining()))
+		if fr, ok := l.(fuelFramer); ok {
+			stack := make([]string, len(s.profStack))
+			for i, x := range s.profStack {
+				stack[i] = x.name
+			}
+			fr.fuelFrame(stack, used-min(f.children, used))
+		}
+		l.FunctionDone(p.name, used)
 	}
-}
-
-func (p *profileListener) Abort(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ error) {
-	if s := storeFromContext(ctx); s != nil && len(s.profStack) > 0 {
-		s.profStack = s.profStack[:len(s.profStack)-1]
-	}
+	s.profStack = s.profStack[:top]
 }

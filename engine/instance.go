@@ -107,7 +107,10 @@ func (f *Function) Results() []ValueType { return f.result }
 // the same store re-enters the store: it shares the running call's fuel and deadline, and nesting
 // deeper than Config.MaxReentry traps with TrapStackOverflow.
 //
-// Errors are *Trap, *ExitError, or ErrInstanceUnavailable once the store was discarded.
+// A call that ran and failed returns a *Trap or, when the guest exited, an *ExitError. One that
+// could not run returns ErrInstanceUnavailable once the store was discarded (or when the
+// instance was closed under it), ErrClosed once the store was closed, or an error for a wrong
+// parameter count.
 func (f *Function) Call(ctx context.Context, params ...uint64) ([]uint64, error) {
 	if len(params) != len(f.params) {
 		return nil, fmt.Errorf("engine: call %s: %d params, the function takes %d", f.name, len(params), len(f.params))
@@ -145,8 +148,14 @@ func (f *Function) CallStack(ctx context.Context, stack []uint64) error {
 	if top {
 		s.SetFuel(s.limits.Fuel)
 		s.profStack = s.profStack[:0]
-		if listener = fuelListenerFrom(ctx); listener != nil {
-			start = time.Now() // the clock is read only for a listener
+		s.progress = nil
+		if o := observersFrom(ctx); o != nil {
+			if listener = o.listener; listener != nil {
+				start = time.Now() // the clock is read only for a listener
+			}
+			if s.progress = o.progress; s.progress != nil {
+				s.progress.started(s.limits.Fuel)
+			}
 		}
 	}
 	if f.entry != 0 {
@@ -178,6 +187,10 @@ func (f *Function) CallStack(ctx context.Context, stack []uint64) error {
 	}
 	if listener != nil {
 		listener.CallDone(f.name, uint64(int64(s.limits.Fuel)-s.fuelRemaining()), time.Since(start))
+	}
+	if top && s.progress != nil {
+		s.progress.ended(uint64(max(int64(s.limits.Fuel)-s.fuelRemaining(), 0)))
+		s.progress = nil
 	}
 	if err != nil {
 		t, direct := err.(*Trap)

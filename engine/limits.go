@@ -5,8 +5,10 @@ import (
 	"time"
 )
 
-// Limits bound what one store (one plugin instance: one or more core instances) may use. Every
-// store has explicit limits; a zero field is invalid rather than "unlimited".
+// Limits bound what one store (one plugin instance: one or more core instances) may use. A zero
+// field means the DefaultLimits value for that field, as in DecodeLimits, so an embedder sets only
+// the limits it changes and the zero Limits is DefaultLimits(). Nothing is unlimited: there is no
+// value that turns a limit off, and Store.Limits reports the limits in force, defaults filled in.
 type Limits struct {
 	// Fuel is the fuel each top-level call starts with, counted in wasm instructions (see Fuel).
 	Fuel uint64
@@ -45,8 +47,31 @@ func DefaultLimits() Limits {
 	}
 }
 
-// Validate reports the first field that is zero or out of range.
+// withDefaults returns l with each zero field set to its DefaultLimits value.
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.Fuel == 0 {
+		l.Fuel = d.Fuel
+	}
+	if l.Deadline == 0 {
+		l.Deadline = d.Deadline
+	}
+	if l.MemoryBytes == 0 {
+		l.MemoryBytes = d.MemoryBytes
+	}
+	if l.TableElements == 0 {
+		l.TableElements = d.TableElements
+	}
+	if l.Instances == 0 {
+		l.Instances = d.Instances
+	}
+	return l
+}
+
+// Validate reports the first field out of range once zero fields take their defaults: fuel over
+// MaxFuel, a negative deadline or instance count, memory over 4 GiB.
 func (l Limits) Validate() error {
+	l = l.withDefaults()
 	switch {
 	case l.Fuel == 0 || l.Fuel > MaxFuel:
 		return fmt.Errorf("engine: limits: fuel %d out of range 1..%d", l.Fuel, uint64(MaxFuel))

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 
@@ -49,6 +50,9 @@ type Module struct {
 	// image, set on a restored module (see Capture.Restore), is the contents of its one defined
 	// memory, which the store's allocator writes into each new memory of the module.
 	image *memoryImage
+	// closed is set once the module's compiled code is released; a store refuses to
+	// instantiate it from then on.
+	closed atomic.Bool
 }
 
 // ImportDesc describes one import of a module.
@@ -142,15 +146,31 @@ func (m *Module) setImage(img *memoryImage) error {
 	return nil
 }
 
-// Close removes the module from the engine's cache and releases its compiled code once its live
-// instances are gone (they keep working). Compiling the same bytes again compiles them anew. A
-// long-running embedder that loads many different plugins closes the ones it unloads.
+// Close gives back the reference to m that a Compile returning it took: compiling the same
+// bytes again returns the same *Module, so each Compile call is matched by one Close. The last
+// Close removes the module from the engine's cache and releases its compiled code (and that of
+// its variants for other table limits); compiling the same bytes again then compiles them anew.
+// A long-running embedder that loads many different plugins closes the ones it unloads.
+//
+// Instances made before the last Close keep working, as with wazero's CompiledModule.Close;
+// instantiating a released module fails with ErrClosed. Closing a released module does nothing.
 func (m *Module) Close(ctx context.Context) error {
 	e := m.engine
 	e.mu.Lock()
+	if m.closed.Load() {
+		e.mu.Unlock()
+		return nil
+	}
+	if ent, ok := e.modules[m.key]; ok && ent.mod == m {
+		if ent.refs--; ent.refs > 0 {
+			e.mu.Unlock()
+			return nil
+		}
+	}
 	all := append([]*Module{m}, m.variants...)
 	m.variants = nil
 	for _, v := range all {
+		v.closed.Store(true)
 		if ent, ok := e.modules[v.key]; ok && ent.mod == v {
 			delete(e.modules, v.key)
 		}

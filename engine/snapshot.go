@@ -22,7 +22,8 @@ const snapshotPrefix = "kobako:snapshot/"
 
 // SnapshotConfig configures Engine.Snapshot.
 type SnapshotConfig struct {
-	// Limits are the limits of the store initialization runs in; they must be valid.
+	// Limits are the limits of the store initialization runs in; they must be valid, and a zero
+	// field takes its default.
 	Limits Limits
 	// Imports provide the module's imports during initialization. Only host modules may
 	// provide them: initialization could change another instance's state, which a snapshot
@@ -82,6 +83,7 @@ func (e *Engine) Snapshot(ctx context.Context, wasmBytes []byte, cfg SnapshotCon
 	if err := cfg.Limits.Validate(); err != nil {
 		return nil, err
 	}
+	cfg.Limits = cfg.Limits.withDefaults()
 	c, err := e.NewCapture(ctx, wasmBytes, cfg.Limits.TableElements, false)
 	if err != nil {
 		return nil, err

@@ -35,13 +35,14 @@ type Store struct {
 	exitCode   *uint32
 	memories   []*linearMemory
 	peakBytes  uint64
-	profStack  []int64
+	profStack  []profFrame
 	onClose    []func()
 	frame      *frameContext // the running Enter frame
 	spareFrame *frameContext // a released frame no host function saw, for reuse
 	hostCalls  uint64        // host function calls so far, but the refuel hook's
 	exitFrame  func() error  // s.exit, bound once so Enter does not allocate it per call
 	caller     *Caller       // the last Caller handed to a host function (see wrapHost)
+	progress   *FuelProgress // the running top-level call's, if its context carries one
 
 	closeOnce sync.Once
 }
@@ -53,11 +54,13 @@ type Imports map[string]Importable
 // Importable is a *HostModule or an *Instance.
 type Importable interface{ importable() }
 
-// NewStore creates a store with the given limits, which must be valid (see Limits.Validate).
+// NewStore creates a store with the given limits, which must be valid (see Limits.Validate); a
+// zero field takes its default.
 func (e *Engine) NewStore(ctx context.Context, limits Limits) (*Store, error) {
 	if err := limits.Validate(); err != nil {
 		return nil, err
 	}
+	limits = limits.withDefaults()
 	s := &Store{engine: e, limits: limits}
 	s.exitFrame = s.exit
 	inst, err := e.takeFuelInstance(ctx)
@@ -122,7 +125,8 @@ func (e *Engine) releaseFuelInstance(ctx context.Context, inst api.Module) {
 	_ = inst.Close(ctx)
 }
 
-// Limits returns the store's limits.
+// Limits returns the limits in force in the store: NewStore's, each zero field replaced by its
+// default.
 func (s *Store) Limits() Limits { return s.limits }
 
 type dataEntry struct{ key, value any }
@@ -205,6 +209,9 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 	}
 	if m.engine != s.engine {
 		return nil, fmt.Errorf("engine: instantiate: module was compiled by another engine")
+	}
+	if m.closed.Load() {
+		return nil, fmt.Errorf("engine: instantiate: %w", ErrClosed)
 	}
 	if len(s.instances) >= s.limits.Instances {
 		return nil, &Trap{Kind: TrapInstanceLimit, Cause: fmt.Errorf("store already has %d instances", len(s.instances))}
@@ -378,6 +385,11 @@ func (s *Store) Enter(ctx context.Context) (context.Context, func() error, error
 	}
 	s.SetFuel(s.limits.Fuel)
 	s.profStack = s.profStack[:0]
+	s.progress = nil
+	if o := observersFrom(ctx); o != nil && o.progress != nil {
+		s.progress = o.progress
+		s.progress.started(s.limits.Fuel)
+	}
 	s.frame = newFrameContext(ctx, s)
 	s.depth++
 	return s.frame, s.exitFrame, nil
@@ -393,6 +405,10 @@ func (s *Store) exit() error {
 	}
 	s.frame = nil
 	s.depth--
+	if s.progress != nil {
+		s.progress.ended(uint64(max(int64(s.limits.Fuel)-s.fuelRemaining(), 0)))
+		s.progress = nil
+	}
 	ctxErr := fc.expired()
 	fc.release()
 	var t *Trap

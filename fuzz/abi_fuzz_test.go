@@ -97,8 +97,8 @@ func typeFrom(s *byteSource, depth int) abi.Type {
 
 // guestTable returns a handle table with own and borrow handles of both resource types, so that
 // fuzzed handle numbers sometimes name something.
-func guestTable() *abi.ResourceTable {
-	t := abi.NewResourceTable()
+func guestTable() *abi.Handles {
+	t := abi.NewHandles()
 	for i := uint32(0); i < 8; i++ {
 		rt := fuzzResources[i%2]
 		if i < 4 {
@@ -138,7 +138,7 @@ func liftContext(mem abi.Memory, enc abi.StringEncoding) *abi.CallContext {
 
 func lowerContext(enc abi.StringEncoding) (*abi.CallContext, *abi.SliceMemory) {
 	mem := abi.NewSliceMemory(1<<12, 64<<20)
-	return &abi.CallContext{Memory: mem, Realloc: mem.Realloc, Encoding: enc, Handles: abi.NewResourceTable(),
+	return &abi.CallContext{Memory: mem, Realloc: mem.Realloc, Encoding: enc, Handles: abi.NewHandles(),
 		Scope: &abi.BorrowScope{}, MaxLiftBytes: 64 << 20}, mem
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -27,6 +28,7 @@ const MaxConfigBytes = 4 << 20
 //	allow_hosts = ["api.example.com"]   # subako_http hosts every package may reach
 //	plugins = true                      # serve the installed ZeroClaw tool plugins (default true)
 //	watch = false                       # reload on changes (as --watch)
+//	max_concurrent_calls = 8            # guests running at once (default 4 × GOMAXPROCS)
 //
 //	[mcp.limits]                        # every package's call limits (defaults as `function call`)
 //	timeout_ms = 30000
@@ -39,6 +41,7 @@ const MaxConfigBytes = 4 << 20
 //	allowed_origins = []
 //	token_file = "~/.kobako/mcp-token"
 //	max_body_bytes = 4194304
+//	strict_protocol_header = false      # refuse header/_meta version mismatches (-32020)
 //
 //	[[mcp.packages]]
 //	path = "~/tools/weather.zip"        # a package directory or zip; relative to the config file
@@ -55,8 +58,10 @@ type Config struct {
 	AllowHosts []string        `toml:"allow_hosts"`
 	Plugins    *bool           `toml:"plugins"`
 	Watch      bool            `toml:"watch"`
-	Limits     LimitsConfig    `toml:"limits"`
-	HTTP       HTTPConfig      `toml:"http"`
+	// MaxConcurrentCalls caps the guests running at once; 0 means the default.
+	MaxConcurrentCalls int          `toml:"max_concurrent_calls"`
+	Limits             LimitsConfig `toml:"limits"`
+	HTTP               HTTPConfig   `toml:"http"`
 }
 
 // PackageConfig is one [[mcp.packages]] row.
@@ -85,6 +90,8 @@ type HTTPConfig struct {
 	AllowedOrigins []string `toml:"allowed_origins"`
 	TokenFile      string   `toml:"token_file"`
 	MaxBodyBytes   int64    `toml:"max_body_bytes"`
+	// StrictProtocolHeader is --strict-protocol-header.
+	StrictProtocolHeader bool `toml:"strict_protocol_header"`
 }
 
 // ServePlugins reports whether the installed ZeroClaw tool plugins are served (default true).
@@ -144,7 +151,45 @@ func ParseConfig(raw []byte, base string) (*Config, error) {
 		sort.Strings(unknown)
 		return nil, fmt.Errorf("unknown keys %s", strings.Join(unknown, ", "))
 	}
+	// A limit written as 0 is a mistake, not "unset": no call runs without fuel or time.
+	written := map[string]int{}
+	for _, k := range md.Keys() {
+		if len(k) >= 3 && k[0] == "mcp" && k[len(k)-2] == "limits" {
+			written[k.String()]++
+		}
+	}
+	for key, n := range written {
+		field := key[strings.LastIndex(key, ".")+1:]
+		nonzero := 0
+		if strings.HasPrefix(key, "mcp.packages.") {
+			// Keys has one entry per row that wrote the key; a row that did not reads as 0.
+			for _, p := range file.MCP.Packages {
+				if !p.Limits.zero(field) {
+					nonzero++
+				}
+			}
+		} else if !file.MCP.Limits.zero(field) {
+			nonzero = 1
+		}
+		if n > nonzero {
+			return nil, fmt.Errorf("%s = 0: a limit must be at least 1 (leave it out for the default)", key)
+		}
+	}
 	cfg := &file.MCP
+	if err := cfg.Limits.check("mcp.limits"); err != nil {
+		return nil, err
+	}
+	for i, p := range cfg.Packages {
+		if err := p.Limits.check(fmt.Sprintf("mcp.packages[%d].limits", i)); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.Defaults().Limits.Validate(); err != nil {
+		return nil, fmt.Errorf("mcp.limits: %v", err)
+	}
+	if cfg.MaxConcurrentCalls < 0 {
+		return nil, errors.New("mcp.max_concurrent_calls must not be negative")
+	}
 	for i := range cfg.Packages {
 		p := &cfg.Packages[i]
 		if p.Path == "" {
@@ -168,6 +213,37 @@ func ParseConfig(raw []byte, base string) (*Config, error) {
 		return nil, errors.New("mcp.http.max_body_bytes must not be negative")
 	}
 	return cfg, nil
+}
+
+// check refuses limits too large to express: a millisecond count past what a time.Duration holds,
+// or megabytes past what a byte count holds, would wrap around to nonsense.
+func (l LimitsConfig) check(where string) error {
+	const maxMS = uint64(math.MaxInt64 / int64(time.Millisecond))
+	const maxMB = uint64(math.MaxInt64 >> 20)
+	switch {
+	case l.TimeoutMS > maxMS:
+		return fmt.Errorf("%s.timeout_ms = %d is more than %d", where, l.TimeoutMS, maxMS)
+	case l.MaxMemoryMB > maxMB:
+		return fmt.Errorf("%s.max_memory_mb = %d is more than %d", where, l.MaxMemoryMB, maxMB)
+	case l.WriteBudgetMB > maxMB:
+		return fmt.Errorf("%s.write_budget_mb = %d is more than %d", where, l.WriteBudgetMB, maxMB)
+	}
+	return nil
+}
+
+// zero reports whether the named field is 0 (unknown names are not limits, and never 0).
+func (l LimitsConfig) zero(name string) bool {
+	switch name {
+	case "timeout_ms":
+		return l.TimeoutMS == 0
+	case "fuel":
+		return l.Fuel == 0
+	case "max_memory_mb":
+		return l.MaxMemoryMB == 0
+	case "write_budget_mb":
+		return l.WriteBudgetMB == 0
+	}
+	return false
 }
 
 // resolvePath expands "~/" and makes p relative to base; "example" (the embedded package) and ""

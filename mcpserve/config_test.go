@@ -76,6 +76,11 @@ func TestParseConfig_Errors(t *testing.T) {
 		{"[[mcp.packages]]\nname = \"x\"", "has no path"},
 		{"[mcp.http]\nmax_body_bytes = -1", "must not be negative"},
 		{"[mcp", "toml"},
+		{"[mcp.limits]\ntimeout_ms = -1", "mcp.limits.timeout_ms = 18446744073709551615 is more than"},
+		{"[[mcp.packages]]\npath = \"x\"\n[mcp.packages.limits]\nmax_memory_mb = 9223372036854775807", "mcp.packages[0].limits.max_memory_mb"},
+		{"[mcp.limits]\ntimeout_ms = 0", "mcp.limits.timeout_ms = 0: a limit must be at least 1"},
+		{"[[mcp.packages]]\npath = \"x\"\n[mcp.packages.limits]\nfuel = 0", "mcp.packages.limits.fuel = 0"},
+		{"[mcp]\nmax_concurrent_calls = -1", "must not be negative"},
 	}
 	for _, tt := range tests {
 		if _, err := ParseConfig([]byte(tt.raw), ""); err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -4,15 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
+	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/subako"
 )
 
@@ -47,7 +49,27 @@ type Options struct {
 	ListChanged bool
 	// Logger receives warnings (a skipped package or plugin) and one line per call; nil discards.
 	Logger *slog.Logger
+	// MaxConcurrentCalls caps the guests running at once, over every client and transport; later
+	// calls wait their turn in arrival order, and a call's deadline starts when it starts running.
+	// 0 means DefaultMaxConcurrentCalls; negative means no cap.
+	MaxConcurrentCalls int
+	// MaxMessageBytes caps one stdio message (a line); a longer one is refused and the connection
+	// goes on. 0 means DefaultMaxBodyBytes, the HTTP body cap.
+	MaxMessageBytes int64
+	// ProgressInterval is how often a call whose request carries a progressToken reports its fuel
+	// (notifications/progress) while it runs; 0 means DefaultProgressInterval.
+	ProgressInterval time.Duration
 }
+
+// DefaultMaxConcurrentCalls is the cap on guests running at once when Options.MaxConcurrentCalls
+// is 0: four per processor the Go runtime uses. The interpreter keeps a processor busy while a
+// guest computes, so more only adds memory (each running call holds its instance's linear memory)
+// without finishing any call sooner.
+func DefaultMaxConcurrentCalls() int { return 4 * runtime.GOMAXPROCS(0) }
+
+// DefaultProgressInterval is how often a long call reports progress: within the once a second a
+// person watching expects, and rarely enough that the notifications cost nothing next to the call.
+const DefaultProgressInterval = 500 * time.Millisecond
 
 // Server serves the tools of its sources over MCP. It is safe for concurrent use; one Server can
 // serve stdio and any number of HTTP clients at once.
@@ -61,6 +83,10 @@ type Server struct {
 	reloadMu sync.Mutex // one load at a time
 	mu       sync.Mutex
 	cur      *toolSet
+
+	slots   chan struct{} // one token per running guest; nil when uncapped
+	running atomic.Int64  // guests running now
+	peak    atomic.Int64  // the most that ran at once
 }
 
 // New loads every source, discovers its tools and builds the server. A package that fails to
@@ -76,6 +102,15 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	if s.opts.Version == "" {
 		s.opts.Version = "dev"
+	}
+	switch n := s.opts.MaxConcurrentCalls; {
+	case n == 0:
+		s.slots = make(chan struct{}, DefaultMaxConcurrentCalls())
+	case n > 0:
+		s.slots = make(chan struct{}, n)
+	}
+	if s.opts.ProgressInterval <= 0 {
+		s.opts.ProgressInterval = DefaultProgressInterval
 	}
 	for i, p := range opts.Packages {
 		if p.Path == "" {
@@ -167,16 +202,6 @@ func (s *Server) closeRuntime(ctx context.Context) error {
 		return s.rt.Close(ctx)
 	}
 	return nil
-}
-
-// ServeStdio serves one client over in and out (newline-delimited JSON-RPC, as `kobako mcp` does
-// on its stdin and stdout) until in ends or ctx is done.
-func (s *Server) ServeStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
-	if errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
-		return nil
-	}
-	return err
 }
 
 // Reload loads every source again and, if the tools changed, serves the new list and tells
@@ -352,6 +377,20 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 			args = json.RawMessage("{}")
 		}
+		release, err := s.admit(ctx)
+		if err != nil {
+			s.log.Info("call canceled while waiting to run", "tool", e.def.Name, "cause", context.Cause(ctx))
+			return nil, err
+		}
+		defer release()
+		if req.Params != nil && req.Session != nil {
+			if tok := req.Params.GetProgressToken(); tok != nil {
+				var p engine.FuelProgress
+				ctx = engine.WithFuelProgress(ctx, &p)
+				stop := s.reportProgress(ctx, req.Session, tok, &p)
+				defer stop()
+			}
+		}
 		res, err := e.call(ctx, args)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -364,6 +403,83 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		s.log.Debug("call", "tool", e.def.Name, "isError", res.IsError)
 		return res, nil
 	}
+}
+
+// admit waits for a free slot under the cap, in arrival order (a channel's blocked senders are
+// served first in, first out), or until ctx ends. release gives the slot back.
+func (s *Server) admit(ctx context.Context) (release func(), err error) {
+	if s.slots != nil {
+		select {
+		case s.slots <- struct{}{}:
+		default:
+			s.log.Debug("call waiting for a free slot", "cap", cap(s.slots))
+			select {
+			case s.slots <- struct{}{}:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+	}
+	n := s.running.Add(1)
+	for p := s.peak.Load(); n > p && !s.peak.CompareAndSwap(p, n); p = s.peak.Load() {
+	}
+	return func() {
+		s.running.Add(-1)
+		if s.slots != nil {
+			<-s.slots
+		}
+	}, nil
+}
+
+// reportProgress sends notifications/progress for a running call every ProgressInterval until stop
+// is called: progress is the fuel used so far, total the call's fuel budget, and the message the
+// time elapsed. A notification is sent only when the fuel moved, since MCP asks progress to grow
+// with each one; a guest waiting on the network does not move it. stop returns once no
+// notification can follow, so none arrives after the call's answer.
+func (s *Server) reportProgress(ctx context.Context, ss *mcp.ServerSession, token any, p *engine.FuelProgress) (stop func()) {
+	start := time.Now()
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(s.opts.ProgressInterval)
+		defer t.Stop()
+		var last uint64
+		for {
+			select {
+			case <-quit:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			c := p.Consumed()
+			if c <= last {
+				continue
+			}
+			last = c
+			n := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(c),
+				Message: fmt.Sprintf("%.1f s elapsed, %d fuel used", time.Since(start).Seconds(), c)}
+			if b := p.Budget(); b >= c {
+				n.Total = float64(b)
+			}
+			if err := ss.NotifyProgress(ctx, n); err != nil {
+				s.log.Debug("progress notification not sent", "error", err)
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}
+
+// maxMessage is the cap on one stdio message.
+func (s *Server) maxMessage() int64 {
+	if s.opts.MaxMessageBytes > 0 {
+		return s.opts.MaxMessageBytes
+	}
+	return DefaultMaxBodyBytes
 }
 
 func errorResult(text string) *mcp.CallToolResult {

@@ -123,7 +123,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallT
 
 var wantTools = []string{"hello__greet", "mcptest__crash", "mcptest__echo", "mcptest__fail", "mcptest__json_schema_2020_12_tool",
 	"mcptest__picture", "mcptest__spin", "mcptest__test_audio_content", "mcptest__test_embedded_resource",
-	"mcptest__test_error_handling", "mcptest__test_image_content", "mcptest__test_multiple_content_types", "mcptest__test_simple_text"}
+	"mcptest__test_error_handling", "mcptest__test_image_content", "mcptest__test_multiple_content_types", "mcptest__test_simple_text", "mcptest__test_tool_with_progress"}
 
 // TestServe lists and calls every fixture tool with the SDK's client, in both eras, in process and
 // over HTTP.
@@ -340,7 +340,7 @@ func TestWatch(t *testing.T) {
 	}
 	for era, cs := range sessions {
 		lt, err := cs.ListTools(context.Background(), nil)
-		if err != nil || len(lt.Tools) != 12 || lt.Tools[0].Name != "renamed__crash" {
+		if err != nil || len(lt.Tools) != 13 || lt.Tools[0].Name != "renamed__crash" {
 			t.Fatalf("%s: after the reload: %v %v", era, lt, err)
 		}
 		if r := call(t, cs, "renamed__test_simple_text", nil); r.IsError {

@@ -41,6 +41,15 @@ type CallOptions struct {
 	WriteBudget int64
 	// Network is the egress policy of subako_http; nil admits no host.
 	Network *egress.Policy
+	// Send, if not nil, sends every subako_http request of the call instead of the policy
+	// sender (egress.NewSender over Config.HTTPClient and Network, which it then replaces):
+	// the same hook wasi:http takes as preview2.HTTPConfig.Send, so one function can audit,
+	// rate-limit or veto the requests of both plugin protocols. It gets the guest's request
+	// with SendOptions.FollowRedirects, Timeout (timeout_ms) and MaxResponseBytes (the inline
+	// cap, or -1 for file output) set. An *egress.Error it returns, egress.Deny's veto
+	// included, reaches the guest as {"error":{"kind":…}} of its Kind; any other error as kind
+	// connection. The inline cap and the UTF-8 check apply to its responses too.
+	Send egress.Sender
 	// MaxImageBytes caps an image read for a volume resource_link; 0 means DefaultMaxImageBytes.
 	MaxImageBytes int64
 }
@@ -164,7 +173,7 @@ func (p *Package) Call(ctx context.Context, tool string, args json.RawMessage, o
 	cfg := preview1.Config{Budget: budget}
 	vols := map[string]string{"tmp": volume}
 	cfg.Preopens = append(cfg.Preopens, wasi.Preopen{GuestPath: "/volume/tmp", HostDir: volume})
-	hs := &httpState{policy: opts.Network, volumes: tmpVolume[:1:1]}
+	hs := &httpState{send: opts.Send, policy: opts.Network, volumes: tmpVolume[:1:1]}
 	if opts.Data != "" {
 		vols["data"] = opts.Data
 		cfg.Preopens = append(cfg.Preopens, wasi.Preopen{GuestPath: "/volume/data", HostDir: opts.Data})

@@ -143,7 +143,7 @@ func TestCall_Errors(t *testing.T) {
 		{"unknown tool", "nope", "{}", CallOptions{}, ErrUnknownTool},
 		{"array args", "greet", "[1]", CallOptions{}, ErrOptions},
 		{"bad json args", "greet", "{", CallOptions{}, ErrOptions},
-		{"bad limits", "greet", "{}", CallOptions{Limits: engine.Limits{Fuel: 1}}, ErrOptions},
+		{"bad limits", "greet", "{}", CallOptions{Limits: engine.Limits{Deadline: -1}}, ErrOptions},
 		{"bad skill name", "greet", "{}", CallOptions{Skills: []Skill{{Name: "../x", Dir: t.TempDir()}}}, ErrOptions},
 		{"skill without source", "greet", "{}", CallOptions{Skills: []Skill{{Name: "x"}}}, ErrOptions},
 		{"negative budget", "greet", "{}", CallOptions{WriteBudget: -1}, ErrOptions},

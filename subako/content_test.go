@@ -1,6 +1,7 @@
 package subako
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,18 +76,56 @@ func TestMapResult_Images(t *testing.T) {
 }
 
 func TestTailBuffer(t *testing.T) {
-	var tb tailBuffer
-	tb.Write([]byte("start "))
-	for i := 0; i < 3000; i++ {
-		tb.Write([]byte("0123456789"))
+	digits := strings.Repeat("0123456789", 3000)
+	var dump strings.Builder
+	dump.WriteString("fatal error: runtime: out of memory\n\nruntime stack:\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&dump, "goroutine %d [running]:\nmain.alloc(0x2f2000, 0x12a, 0x140})\n\t/src/main.go:%d +0x1c\n", i, i)
 	}
-	tb.Write([]byte("end"))
-	s := tb.String()
-	if len(s) != StderrTailBytes || !strings.HasSuffix(s, "789end") {
-		t.Errorf("tail is %d bytes ending %q", len(s), s[len(s)-10:])
+	dump.WriteString("exit status 2\n")
+	tests := []struct {
+		name   string
+		writes []string
+		prefix string // the whole output when suffix is ""
+		suffix string
+		cut    bool // an omission line is expected
+	}{
+		{"short", []string{"a\n", "b"}, "a\nb", "", false},
+		{"exactly the cap", []string{strings.Repeat("y", StderrTailBytes)}, strings.Repeat("y", StderrTailBytes), "", false},
+		{"many small writes", []string{"start ", digits, "end"}, "start 0123", "789end", true},
+		{"one big write", []string{strings.Repeat("x", 3*StderrTailBytes) + "!"}, "xxx", "x!", true},
+		// P19: a Go runtime's out-of-memory report keeps its first line, not only the dump's end.
+		{"go fatal error", []string{dump.String()}, "fatal error: runtime: out of memory\n\nruntime stack:\n", "\t/src/main.go:59 +0x1c\nexit status 2\n", true},
 	}
-	tb.Write([]byte(strings.Repeat("x", 3*StderrTailBytes) + "!"))
-	if s := tb.String(); len(s) != StderrTailBytes || !strings.HasSuffix(s, "x!") {
-		t.Errorf("big write: %d bytes", len(s))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var tb tailBuffer
+			for _, w := range tt.writes {
+				tb.Write([]byte(w))
+			}
+			s := tb.String()
+			if tt.suffix == "" {
+				if s != tt.prefix {
+					t.Errorf("got %q, want %q", s, tt.prefix)
+				}
+				return
+			}
+			if !strings.HasPrefix(s, tt.prefix) || !strings.HasSuffix(s, tt.suffix) {
+				t.Errorf("got %.40q…%q, want %q…%q", s, s[max(0, len(s)-40):], tt.prefix, tt.suffix)
+			}
+			if strings.Contains(s, "bytes of stderr omitted …]\n") != tt.cut {
+				t.Errorf("omission line present %v, want %v:\n%s", !tt.cut, tt.cut, s)
+			}
+			if len(s) > StderrTailBytes+64 {
+				t.Errorf("%d bytes, more than the cap", len(s))
+			}
+			if strings.HasPrefix(tt.name, "go") {
+				// Both halves are cut at line boundaries: no line begins mid-way.
+				_, after, _ := strings.Cut(s, "omitted …]\n")
+				if !strings.HasPrefix(after, "goroutine") && !strings.HasPrefix(after, "main.") && !strings.HasPrefix(after, "\t") {
+					t.Errorf("the tail begins mid-line: %.60q", after)
+				}
+			}
+		})
 	}
 }

@@ -195,7 +195,7 @@ func TestDiscover_DefaultDeadline(t *testing.T) {
 	if rt.discovery.Deadline != 10*time.Second || rt.discovery.Fuel != DefaultCallLimits().Fuel {
 		t.Errorf("discovery limits = %+v", rt.discovery)
 	}
-	if _, err := New(context.Background(), Config{DiscoveryLimits: engine.Limits{Fuel: 1}}); !errors.Is(err, ErrOptions) {
+	if _, err := New(context.Background(), Config{DiscoveryLimits: engine.Limits{Deadline: -1}}); !errors.Is(err, ErrOptions) {
 		t.Errorf("invalid discovery limits: %v", err)
 	}
 	// A module that never answers discovery is stopped by the deadline.

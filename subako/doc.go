@@ -22,7 +22,9 @@
 // CallOptions.Network (package github.com/kobako/kobako/egress): the hosts it may reach and the
 // credentials the host injects for them. Config.HTTPClient sets the client every call of a Runtime
 // shares; nil means egress.NewClient(egress.Options{}), which never reaches loopback or private
-// addresses. See ExampleCallOptions_network.
+// addresses. See ExampleCallOptions_network. CallOptions.Send replaces that policy sender with
+// the embedder's egress.Sender, the type wasi:http's hook takes too, so one function can audit,
+// rate-limit or veto the requests of both plugin protocols.
 //
 // # Crashes
 //

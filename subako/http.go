@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"path"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/engine"
@@ -57,7 +60,9 @@ var httpKey = engine.NewKey[*httpState]()
 
 // httpState is the subako_http state of one run.
 type httpState struct {
-	host    *preview1.Host
+	host *preview1.Host
+	// send is CallOptions.Send, or the policy sender over client and policy when that is nil.
+	send    egress.Sender
 	client  *egress.Client
 	policy  *egress.Policy // nil admits no host
 	volumes []string       // guest directories a file body or output may name
@@ -240,29 +245,40 @@ func errorAnswer(err error) []byte {
 	return b
 }
 
+// sender returns the run's Sender: the embedder's, or kobako's egress policy.
+func (hs *httpState) sender() egress.Sender {
+	if hs.send == nil {
+		hs.send = egress.NewSender(egress.SenderConfig{Client: hs.client, Policy: hs.policy})
+	}
+	return hs.send
+}
+
 // do performs one request and returns the JSON answer.
 func (hs *httpState) do(ctx context.Context, raw []byte) []byte {
 	req, err := parseHTTPRequest(raw)
 	if err != nil {
 		return errorAnswer(err)
 	}
-	ereq := &egress.Request{Method: req.Method, URL: req.URL, NoRedirects: !req.FollowRedirects, Timeout: req.Timeout, ContentLength: 0}
-	names := make([]string, 0, len(req.Headers))
-	for k := range req.Headers {
-		names = append(names, k)
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		// The policy would refuse it the same way; a Sender is handed a parsed URL.
+		return errorAnswer(egress.NewError(egress.KindInvalidRequest, "url does not parse"))
 	}
-	sort.Strings(names)
-	for _, k := range names {
-		ereq.Header = append(ereq.Header, egress.Field{Name: k, Value: req.Headers[k]})
+	hreq := &http.Request{Method: req.Method, URL: u, Host: u.Host, Header: make(http.Header, len(req.Headers)+1),
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Body: http.NoBody}
+	for k, v := range req.Headers {
+		hreq.Header[http.CanonicalHeaderKey(k)] = []string{v}
 	}
+	// The Sender may be the embedder's: the body is closed by this function, never by it, and
+	// keeps Seek so that a 307 or 308 redirect can send it again.
 	if req.Body != nil {
 		switch req.Body.Type {
 		case wire.BodyText:
-			ereq.Body, ereq.ContentLength = strings.NewReader(req.Body.Text), int64(len(req.Body.Text))
+			hreq.Body, hreq.ContentLength = requestBody{strings.NewReader(req.Body.Text)}, int64(len(req.Body.Text))
 		case wire.BodyJSON:
-			ereq.Body, ereq.ContentLength = bytes.NewReader(req.Body.JSON), int64(len(req.Body.JSON))
+			hreq.Body, hreq.ContentLength = requestBody{bytes.NewReader(req.Body.JSON)}, int64(len(req.Body.JSON))
 			if _, set := req.Headers["content-type"]; !set {
-				ereq.Header = append(ereq.Header, egress.Field{Name: "content-type", Value: "application/json"})
+				hreq.Header.Set("Content-Type", "application/json")
 			}
 		case wire.BodyFile:
 			f, size, err := hs.openVolume(req.Body.Path, wasi.OpenFlags{Read: true})
@@ -270,9 +286,13 @@ func (hs *httpState) do(ctx context.Context, raw []byte) []byte {
 				return errorAnswer(err)
 			}
 			defer f.Close()
-			ereq.Body, ereq.ContentLength = &fileReader{f: f}, size
+			hreq.Body, hreq.ContentLength = requestBody{&fileReader{f: f}}, size
+		}
+		if hreq.ContentLength == 0 {
+			hreq.Body = http.NoBody
 		}
 	}
+	opts := egress.SendOptions{FollowRedirects: req.FollowRedirects, Timeout: req.Timeout, MaxResponseBytes: InlineMaxBytes}
 	var out wasi.File
 	if req.Output.Type == wire.OutputFile {
 		f, _, err := hs.openVolume(req.Output.Path, wasi.OpenFlags{Write: true, Create: true, Truncate: true})
@@ -281,35 +301,66 @@ func (hs *httpState) do(ctx context.Context, raw []byte) []byte {
 		}
 		defer f.Close()
 		out = f
-		ereq.MaxResponseBytes = -1 // the write budget is the cap
-	} else {
-		ereq.MaxResponseBytes = InlineMaxBytes
+		opts.MaxResponseBytes = -1 // the write budget is the cap
 	}
-	resp, err := hs.client.Do(ctx, hs.policy, ereq)
+	resp, err := hs.sender()(ctx, hreq.WithContext(ctx), opts)
 	if err != nil {
 		return errorAnswer(err)
 	}
+	defer resp.Body.Close()
 	var body wire.HTTPResponseBody
 	if out != nil {
 		n, err := io.Copy(&fileWriter{f: out}, resp.Body)
-		resp.Body.Close()
 		if err != nil {
 			return errorAnswer(err)
 		}
 		body = wire.HTTPResponseBody{Type: wire.OutputFile, Path: req.Output.Path, Bytes: &n}
 	} else {
-		text, err := resp.Text()
+		// The cap is enforced here too: the Sender may be one that does not honour it.
+		b, err := io.ReadAll(io.LimitReader(resp.Body, InlineMaxBytes+1))
 		if err != nil {
 			return errorAnswer(err)
 		}
+		if len(b) > InlineMaxBytes {
+			return errorAnswer(egress.NewError(egress.KindTooLarge, fmt.Sprintf("response body is larger than the %d-byte limit", InlineMaxBytes)))
+		}
+		if !utf8.Valid(b) {
+			return errorAnswer(egress.NewError(egress.KindNotText, "response body is not UTF-8 text; save it to a file instead"))
+		}
+		text := string(b)
 		body = wire.HTTPResponseBody{Type: wire.OutputInline, Text: &text}
 	}
-	b, err := json.Marshal(wire.HTTPAnswer{OK: &wire.HTTPResponse{Status: resp.Status, Headers: egress.HeaderMap(resp.Header), Body: body}})
+	ans, err := json.Marshal(wire.HTTPAnswer{OK: &wire.HTTPResponse{Status: resp.StatusCode, Headers: responseHeaders(resp.Header), Body: body}})
 	if err != nil {
 		return errorAnswer(egress.NewError(egress.KindNotText, "the response cannot be encoded as JSON"))
 	}
-	return b
+	return ans
 }
+
+// responseHeaders is the answer's header map: names lower-case, a repeated field joined as
+// egress.HeaderMap joins it.
+func responseHeaders(h http.Header) map[string]string {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var fields []egress.Field
+	for _, k := range names {
+		n := strings.ToLower(k)
+		for _, v := range h[k] {
+			fields = append(fields, egress.Field{Name: n, Value: v})
+		}
+	}
+	sort.SliceStable(fields, func(i, j int) bool { return fields[i].Name < fields[j].Name })
+	return egress.HeaderMap(fields)
+}
+
+// requestBody lends a request body to the Sender: Close is a no-op, as the body's owner closes
+// it, and Seek is kept for redirects.
+type requestBody struct{ io.ReadSeeker }
+
+func (requestBody) Close() error { return nil }
 
 // openVolume opens a file under one of the run's volume directories for a request body or
 // output. Paths are absolute, clean, and strictly inside /volume/tmp or /volume/data (when

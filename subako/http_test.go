@@ -79,6 +79,12 @@ type httpAnswer struct {
 // httpFixture serves the HTTP tests on loopback TLS and returns a package whose runtime reaches
 // it through the test-only UnsafeAllowAddrs.
 func httpFixture(t *testing.T) (*Package, string) {
+	p, base, _ := httpFixtureClient(t)
+	return p, base
+}
+
+// httpFixtureClient is httpFixture that also returns the runtime's client.
+func httpFixtureClient(t *testing.T) (*Package, string, *egress.Client) {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
@@ -124,7 +130,7 @@ func httpFixture(t *testing.T) (*Package, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
-	return p, srv.URL
+	return p, srv.URL, client
 }
 
 func callHTTP(t *testing.T, p *Package, req any, opts CallOptions) httpAnswer {
@@ -307,5 +313,64 @@ func TestSubakoHTTP_ABI(t *testing.T) {
 	var a httpAnswer
 	if err := json.Unmarshal([]byte(got.Answer), &a); err != nil || a.Error == nil || a.Error.Kind != "host_not_allowed" {
 		t.Errorf("answer %q: %v", got.Answer, err)
+	}
+}
+
+// CallOptions.Send sees every subako_http request of a real ABI 1 package, passes what it
+// allows to the policy sender, and its veto (egress.Deny) reaches the guest as the ABI 1 error
+// of its kind.
+func TestSubakoHTTP_Send(t *testing.T) {
+	p, base, client := httpFixtureClient(t)
+	host, _, _ := strings.Cut(strings.TrimPrefix(base, "https://"), ":")
+	pol, err := egress.NewPolicy(egress.PolicyConfig{AllowHosts: []string{host}})
+	must(t, err)
+	next := egress.NewSender(egress.SenderConfig{Client: client, Policy: pol})
+	var seen []string
+	var seenOpts egress.SendOptions
+	audit := func(ctx context.Context, req *http.Request, opts egress.SendOptions) (*http.Response, error) {
+		seen = append(seen, req.Method+" "+req.URL.String())
+		seenOpts = opts
+		if req.URL.Query().Has("veto") {
+			return nil, egress.Deny("refused by the audit")
+		}
+		return next(ctx, req, opts)
+	}
+	opts := CallOptions{Send: audit}
+	tests := []struct {
+		name     string
+		req      map[string]any
+		kind     string
+		message  string
+		wantOpts egress.SendOptions
+	}{
+		{name: "allowed", req: map[string]any{"url": base + "/echo?a=1", "timeout_ms": 5000},
+			wantOpts: egress.SendOptions{FollowRedirects: true, Timeout: 5 * time.Second, MaxResponseBytes: InlineMaxBytes}},
+		{name: "vetoed", req: map[string]any{"url": base + "/echo?veto=1", "follow_redirects": false},
+			kind: "host_not_allowed", message: "refused by the audit", wantOpts: egress.SendOptions{MaxResponseBytes: InlineMaxBytes}},
+		{name: "refused by the policy behind it", req: map[string]any{"url": "https://10.0.0.1/"},
+			kind: "host_not_allowed", wantOpts: egress.SendOptions{FollowRedirects: true, MaxResponseBytes: InlineMaxBytes}},
+		{name: "file output asks for no cap", req: map[string]any{"url": base + "/echo", "output": map[string]any{"type": "file", "path": "/volume/tmp/o"}},
+			wantOpts: egress.SendOptions{FollowRedirects: true, MaxResponseBytes: -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seen = nil
+			a := callHTTP(t, p, tt.req, opts)
+			if want := "GET " + tt.req["url"].(string); len(seen) != 1 || seen[0] != want {
+				t.Errorf("the sender saw %q, want %q", seen, want)
+			}
+			if seenOpts != tt.wantOpts {
+				t.Errorf("options %+v, want %+v", seenOpts, tt.wantOpts)
+			}
+			if tt.kind == "" {
+				if a.OK == nil || a.OK.Status != 200 {
+					t.Fatalf("answer = %+v %+v", a.OK, a.Error)
+				}
+				return
+			}
+			if a.Error == nil || a.Error.Kind != tt.kind || !strings.Contains(a.Error.Message, tt.message) {
+				t.Fatalf("answer = %+v %+v, want %s %q", a.OK, a.Error, tt.kind, tt.message)
+			}
+		})
 	}
 }

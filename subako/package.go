@@ -10,8 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/kobako/kobako/egress"
@@ -32,8 +33,8 @@ const (
 	MaxModuleBytes   = 64 << 20
 	// MaxDescriptionChars bounds the manifest description, as it does a tool's.
 	MaxDescriptionChars = 1024
-	// MaxNameBytes bounds the manifest name.
-	MaxNameBytes = 128
+	// MaxNameBytes bounds the manifest name, which follows ABI 1's rule for tool names.
+	MaxNameBytes = MaxToolNameLen
 )
 
 // ABI is the only function ABI this package speaks: MCP 2026-07-28 over stdio.
@@ -42,57 +43,167 @@ const ABI = wire.ABI
 // ProtocolVersion is the MCP revision of ABI 1.
 const ProtocolVersion = wire.ProtocolVersion
 
-// Manifest is subako-package.json (wire.Manifest). Fields other than these three are ignored: ABI
-// 1 defines none, and tools come from tools/list, not from the manifest.
+// Manifest is subako-package.json (wire.Manifest). Members other than these three are ignored,
+// with a warning (see ManifestWarnings): tools come from tools/list, not from the manifest.
 type Manifest = wire.Manifest
 
-// ParseManifest decodes and checks subako-package.json: a JSON object whose "abi" is 1, whose
-// "name" is a non-empty string of at most MaxNameBytes printable characters, and whose optional
-// "description" is at most MaxDescriptionChars characters.
+// manifestFields are the members ABI 1 gives subako-package.json.
+var manifestFields = map[string]bool{"abi": true, "name": true, "description": true}
+
+// ParseManifest decodes and checks subako-package.json: a JSON object, without duplicate members,
+// whose "abi" is 1, whose "name" is 1 to MaxNameBytes characters of a-z, 0-9, '_' and '-' (the
+// rule ABI 1 gives tool names, since the name prefixes them), and whose optional "description"
+// is at most MaxDescriptionChars characters. Other members are allowed (ManifestWarnings lists
+// them).
 func ParseManifest(b []byte) (Manifest, error) {
+	m, _, err := parseManifest(b)
+	return m, err
+}
+
+// ManifestWarnings lists what a valid manifest holds that ABI 1 ignores: members other than
+// "abi", "name" and "description", each named. It returns nil for a manifest ParseManifest
+// refuses.
+func ManifestWarnings(b []byte) []string {
+	_, warns, err := parseManifest(b)
+	if err != nil {
+		return nil
+	}
+	return warns
+}
+
+func parseManifest(b []byte) (Manifest, []string, error) {
 	var m Manifest
 	if len(b) > MaxManifestBytes {
-		return m, fmt.Errorf("subako: manifest: %w: %s is %d bytes, more than %d", ErrManifest, ManifestFile, len(b), MaxManifestBytes)
+		return m, nil, fmt.Errorf("subako: manifest: %w: %s is %d bytes, more than %d", ErrManifest, ManifestFile, len(b), MaxManifestBytes)
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil || raw == nil {
-		if err == nil {
-			err = errors.New("not a JSON object")
-		}
-		return m, fmt.Errorf("subako: manifest: %w: %s: %v", ErrManifest, ManifestFile, err)
+	raw, err := manifestObject(b)
+	if err != nil {
+		return m, nil, fmt.Errorf("subako: manifest: %w: %s %v", ErrManifest, ManifestFile, err)
 	}
 	abi, ok := raw["abi"]
 	if !ok {
-		return m, fmt.Errorf("subako: manifest: %w: %s has no \"abi\"", ErrManifest, ManifestFile)
+		return m, nil, fmt.Errorf("subako: manifest: %w: %s has no \"abi\"", ErrManifest, ManifestFile)
 	}
 	var n json.Number
 	d := json.NewDecoder(bytes.NewReader(abi))
 	d.UseNumber()
 	if err := d.Decode(&n); err != nil || abi[0] == '"' {
-		return m, fmt.Errorf("subako: manifest: %w: \"abi\" must be a number, found %s", ErrManifest, abi)
+		return m, nil, fmt.Errorf("subako: manifest: %w: \"abi\" must be a number, found %s", ErrManifest, abi)
 	}
 	if n.String() != "1" {
-		return m, fmt.Errorf("subako: manifest: %w: \"abi\" is %s; this host speaks ABI 1 only", ErrManifest, n)
+		return m, nil, fmt.Errorf("subako: manifest: %w: \"abi\" is %s; this host speaks ABI 1 only", ErrManifest, n)
 	}
 	m.ABI = ABI
 	if err := stringField(raw, "name", &m.Name, true); err != nil {
-		return m, err
+		return m, nil, err
 	}
 	if err := stringField(raw, "description", &m.Description, false); err != nil {
-		return m, err
+		return m, nil, err
 	}
-	if len(m.Name) > MaxNameBytes {
-		return m, fmt.Errorf("subako: manifest: %w: \"name\" is %d bytes, more than %d", ErrManifest, len(m.Name), MaxNameBytes)
-	}
-	for _, r := range m.Name {
-		if !unicode.IsPrint(r) {
-			return m, fmt.Errorf("subako: manifest: %w: \"name\" holds the unprintable character %U", ErrManifest, r)
-		}
+	if !validName(m.Name) {
+		return m, nil, fmt.Errorf("subako: manifest: %w: \"name\" %s: a name is 1 to %d characters of a-z, 0-9, _ and - (it prefixes the package's tool names)", ErrManifest, clip([]byte(strconv.Quote(m.Name))), MaxNameBytes)
 	}
 	if c := utf8.RuneCountInString(m.Description); c > MaxDescriptionChars {
-		return m, fmt.Errorf("subako: manifest: %w: \"description\" is %d characters, more than %d", ErrManifest, c, MaxDescriptionChars)
+		return m, nil, fmt.Errorf("subako: manifest: %w: \"description\" is %d characters, more than %d", ErrManifest, c, MaxDescriptionChars)
 	}
-	return m, nil
+	var warns []string
+	for k := range raw {
+		if !manifestFields[k] {
+			warns = append(warns, fmt.Sprintf("%s: unknown member %s is ignored (ABI 1 reads \"abi\", \"name\" and \"description\")", ManifestFile, clip([]byte(strconv.Quote(k)))))
+		}
+	}
+	sort.Strings(warns)
+	return m, warns, nil
+}
+
+// manifestObject splits a JSON object into its members, refusing anything else with a message
+// for a person: what the top level is instead, a byte order mark, a member given twice (which
+// encoding/json would silently resolve to the last), or where the syntax breaks.
+func manifestObject(b []byte) (map[string]json.RawMessage, error) {
+	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) {
+		return nil, errors.New("starts with a UTF-8 byte order mark (BOM); save it as UTF-8 without a BOM")
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	syntax := func(err error) error {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			// The decoder stops at the byte that failed; syn.Offset is relative to the value
+			// being decoded, not to the file.
+			line, col := lineCol(b, d.InputOffset())
+			return fmt.Errorf("is not valid JSON: line %d, column %d: %v", line, col, err)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return errors.New("is not valid JSON: it ends early")
+		}
+		return fmt.Errorf("is not valid JSON: %v", err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, errors.New(`is empty; it must be a JSON object such as {"abi":1,"name":"my-package"}`)
+	}
+	tok, err := d.Token()
+	if err != nil {
+		return nil, syntax(err)
+	}
+	if tok != json.Delim('{') {
+		return nil, fmt.Errorf("must be a JSON object, not %s", jsonTokenKind(tok))
+	}
+	raw := map[string]json.RawMessage{}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, syntax(err)
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, syntax(err)
+		}
+		if _, dup := raw[key]; dup {
+			return nil, fmt.Errorf("gives the member %s twice", clip([]byte(strconv.Quote(key))))
+		}
+		raw[key] = v
+	}
+	if _, err := d.Token(); err != nil {
+		return nil, syntax(err)
+	}
+	if _, err := d.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("is not valid JSON: something follows the object")
+	}
+	return raw, nil
+}
+
+// jsonTokenKind names the JSON value a first token starts.
+func jsonTokenKind(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '[' {
+			return "an array"
+		}
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprint(tok)
+}
+
+// lineCol turns the 0-based offset of a byte into its 1-based line and column.
+func lineCol(b []byte, off int64) (int, int) {
+	off = max(0, min(off, int64(len(b))))
+	line, col := 1, 1
+	for _, c := range b[:off] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
 }
 
 func stringField(raw map[string]json.RawMessage, key string, dst *string, required bool) error {
@@ -104,7 +215,7 @@ func stringField(raw map[string]json.RawMessage, key string, dst *string, requir
 		return nil
 	}
 	if err := json.Unmarshal(v, dst); err != nil || (required && *dst == "") || bytes.Equal(v, []byte("null")) {
-		return fmt.Errorf("subako: manifest: %w: %q must be a non-empty string, found %s", ErrManifest, key, v)
+		return fmt.Errorf("subako: manifest: %w: %q must be a non-empty string, found %s", ErrManifest, key, clip(v))
 	}
 	return nil
 }
@@ -178,6 +289,9 @@ func (r *Runtime) Close(ctx context.Context) error {
 type Package struct {
 	// Manifest is the package's subako-package.json.
 	Manifest Manifest
+	// Warnings name what the package holds that ABI 1 ignores (ManifestWarnings), for a
+	// validator to show; they do not stop the package from loading.
+	Warnings []string
 
 	rt     *Runtime
 	wasm   []byte
@@ -231,7 +345,8 @@ func (r *Runtime) Load(ctx context.Context, path string) (*Package, error) {
 // single top-level directory when the manifest is there rather than at the root. Every entry name
 // must be a relative slash-separated path without "." or ".." elements, backslashes or duplicates;
 // symbolic links and other special files are refused; there are at most MaxZipEntries entries and
-// MaxPackageBytes decompressed bytes in total, module.wasm at most MaxModuleBytes.
+// MaxPackageBytes decompressed bytes in total, the manifest at most MaxManifestBytes and
+// module.wasm at most MaxModuleBytes.
 func (r *Runtime) LoadZip(ctx context.Context, ra io.ReaderAt, size int64) (*Package, error) {
 	fsys, err := readZip(ra, size)
 	if err != nil {
@@ -250,7 +365,7 @@ func (r *Runtime) LoadFS(ctx context.Context, fsys fs.FS) (*Package, error) {
 		}
 		return nil, fmt.Errorf("subako: load: %w: %v", ErrManifest, err)
 	}
-	man, err := ParseManifest(mb)
+	man, warns, err := parseManifest(mb)
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +380,7 @@ func (r *Runtime) LoadFS(ctx context.Context, fsys fs.FS) (*Package, error) {
 	if err != nil {
 		return nil, fmt.Errorf("subako: load: %w: %v", ErrInvalidModule, err)
 	}
-	p := &Package{Manifest: man, rt: r, wasm: wasm, mod: mod, args: []string{man.Name}}
+	p := &Package{Manifest: man, Warnings: warns, rt: r, wasm: wasm, mod: mod, args: []string{man.Name}}
 	if fi, err := fs.Stat(fsys, AssetsDir); err == nil {
 		if !fi.IsDir() {
 			return nil, fmt.Errorf("subako: load: %w: %s is not a directory", ErrPackage, AssetsDir)
@@ -279,19 +394,28 @@ func (r *Runtime) LoadFS(ctx context.Context, fsys fs.FS) (*Package, error) {
 	return p, nil
 }
 
-// readCapped reads a regular file of at most max bytes, without trusting its reported size.
+// readCapped reads a regular file of at most max bytes, without trusting its reported size. It
+// stats the file before opening it, so that a FIFO (which would block the open until a writer
+// comes) or a device (/dev/zero has no end) is refused, not read.
 func readCapped(fsys fs.FS, name string, max int64) ([]byte, error) {
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, explainStat(fsys, name, err)
+	}
+	if err := checkRegular(name, fi, max); err != nil {
+		return nil, err
+	}
 	f, err := fsys.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
+	// The file may have been replaced between the two calls.
+	if fi, err = f.Stat(); err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
+	if err := checkRegular(name, fi, max); err != nil {
+		return nil, err
 	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
@@ -301,6 +425,30 @@ func readCapped(fsys fs.FS, name string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes", name, max)
 	}
 	return b, nil
+}
+
+func checkRegular(name string, fi fs.FileInfo, max int64) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is a %s, not a regular file", name, modeName(fi.Mode()))
+	}
+	if fi.Size() > max {
+		return fmt.Errorf("%s is %d bytes, larger than %d", name, fi.Size(), max)
+	}
+	return nil
+}
+
+// explainStat rewords the error of a Stat that failed on a symbolic link leading out of the
+// package (os.Root's "path escapes from parent"), naming the link and where it leads.
+func explainStat(fsys fs.FS, name string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if lfi, lerr := fs.Lstat(fsys, name); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {
+		if target, rerr := fs.ReadLink(fsys, name); rerr == nil {
+			return fmt.Errorf("%s is a symbolic link to %s, which leads outside the package: a package's files must lie inside its directory", name, target)
+		}
+	}
+	return err
 }
 
 // Module returns the bytes of module.wasm.

@@ -3,26 +3,50 @@ package subako
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"context"
 	"errors"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseManifest(t *testing.T) {
-	m, err := ParseManifest([]byte(`{"abi":1,"name":"hello","description":"Says hello.","future":true}`))
+	in := []byte(`{"abi":1,"name":"hello","description":"Says hello.","future":true}`)
+	m, err := ParseManifest(in)
 	if err != nil || m != (Manifest{ABI: 1, Name: "hello", Description: "Says hello."}) {
 		t.Fatalf("ParseManifest = %+v, %v", m, err)
+	}
+	// An unknown member loads (the manifest is not closed in ABI 1) but is named, so a typo
+	// such as "descripton" does not pass unseen.
+	if w := ManifestWarnings(in); len(w) != 1 || !strings.Contains(w[0], `unknown member "future" is ignored`) {
+		t.Errorf("warnings %q", w)
+	}
+	if w := ManifestWarnings([]byte(`{"abi":1,"name":"hello"}`)); w != nil {
+		t.Errorf("warnings %q for a plain manifest", w)
 	}
 }
 
 func TestParseManifest_Errors(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
-		{``, "subako-package.json"},
-		{`[]`, "subako-package.json"},
-		{`null`, "not a JSON object"},
+		{``, "subako-package.json is empty"},
+		{`[]`, "subako-package.json must be a JSON object, not an array"},
+		{`[{"abi":1,"name":"x"}]`, "subako-package.json must be a JSON object, not an array"},
+		{`null`, "must be a JSON object, not null"},
+		{`"x"`, "must be a JSON object, not a string"},
+		{"\xef\xbb\xbf" + `{"abi":1,"name":"x"}`, "starts with a UTF-8 byte order mark (BOM)"},
+		{"{\"abi\":1,\n\"name\":x}", "is not valid JSON: line 2, column 8"},
+		{`{"abi":1,"name":"x"`, "it ends early"},
+		{`{"abi":1,"name":"x"} {}`, "something follows the object"},
+		{`{"abi":1,"name":"x","name":"y"}`, `gives the member "name" twice`},
+		{`{"abi":1,"abi":1,"name":"x"}`, `gives the member "abi" twice`},
+		{`{"abi":1,"name":"a/b"}`, `"name" "a/b": a name is 1 to 64 characters of a-z, 0-9, _ and -`},
+		{`{"abi":1,"name":"../../etc"}`, `"name" "../../etc": a name is`},
+		{`{"abi":1,"name":"Hello World"}`, `a name is`},
 		{`{"name":"x"}`, `no "abi"`},
 		{`{"abi":2,"name":"x"}`, `"abi" is 2; this host speaks ABI 1 only`},
 		{`{"abi":1.0,"name":"x"}`, `"abi" is 1.0`},
@@ -30,8 +54,8 @@ func TestParseManifest_Errors(t *testing.T) {
 		{`{"abi":1}`, `no "name"`},
 		{`{"abi":1,"name":""}`, `"name" must be a non-empty string`},
 		{`{"abi":1,"name":7}`, `"name" must be a non-empty string`},
-		{`{"abi":1,"name":"a\nb"}`, "unprintable"},
-		{`{"abi":1,"name":"` + strings.Repeat("n", MaxNameBytes+1) + `"}`, "more than 128"},
+		{`{"abi":1,"name":"a\nb"}`, `"a\nb": a name is`},
+		{`{"abi":1,"name":"` + strings.Repeat("n", MaxNameBytes+1) + `"}`, "1 to 64 characters"},
 		{`{"abi":1,"name":"x","description":5}`, `"description" must be`},
 		{`{"abi":1,"name":"x","description":"` + strings.Repeat("é", MaxDescriptionChars+1) + `"}`, "1025 characters"},
 		{`{"abi":1,"name":"x","description":"` + strings.Repeat(" ", MaxManifestBytes) + `"}`, "more than 65536"},
@@ -176,4 +200,103 @@ func TestLoad_Errors(t *testing.T) {
 			t.Errorf("err = %v, want the manifest outside the package refused", err)
 		}
 	})
+	t.Run("module symlink escape", func(t *testing.T) {
+		dir := t.TempDir()
+		outside := filepath.Join(t.TempDir(), "m.wasm")
+		must(t, os.WriteFile(outside, wasm, 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, ManifestFile), []byte(man), 0o644))
+		must(t, os.Symlink(outside, filepath.Join(dir, ModuleFile)))
+		_, err := rt.Load(ctx, dir)
+		want := "module.wasm is a symbolic link to " + outside + ", which leads outside the package"
+		if !errors.Is(err, ErrPackage) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "escapes from parent") {
+			t.Errorf("err = %v, want %q", err, want)
+		}
+	})
+}
+
+// TestLoad_SpecialFiles: a FIFO or a device as a package file is refused by name before it is
+// opened; opening a FIFO for reading would wait for a writer forever.
+func TestLoad_SpecialFiles(t *testing.T) {
+	wasm, err := os.ReadFile("testdata/tiny.wasm")
+	must(t, err)
+	ctx := context.Background()
+	rt := testRuntime(t)
+	for _, tt := range []struct {
+		name, file, say string
+		want            error
+	}{
+		{"fifo module", ModuleFile, "module.wasm is a named pipe, not a regular file", ErrPackage},
+		{"fifo manifest", ManifestFile, "subako-package.json is a named pipe, not a regular file", ErrManifest},
+		{"module is a directory", ModuleFile, "module.wasm is a directory, not a regular file", ErrPackage},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.file != ManifestFile {
+				must(t, os.WriteFile(filepath.Join(dir, ManifestFile), []byte(`{"abi":1,"name":"tiny"}`), 0o644))
+			}
+			if tt.file != ModuleFile {
+				must(t, os.WriteFile(filepath.Join(dir, ModuleFile), wasm, 0o644))
+			}
+			target := filepath.Join(dir, tt.file)
+			if strings.Contains(tt.name, "fifo") {
+				if err := mkfifo(target); err != nil {
+					t.Skipf("no FIFOs here: %v", err)
+				}
+			} else {
+				must(t, os.Mkdir(target, 0o755))
+			}
+			done := make(chan error, 1)
+			go func() { _, err := rt.Load(ctx, dir); done <- err }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.say) {
+					t.Errorf("err = %v, want %v saying %q", err, tt.want, tt.say)
+				}
+			case <-time.After(10 * time.Second):
+				// Unblock the open so that the goroutine ends with the test.
+				if f, err := os.OpenFile(target, os.O_WRONLY, 0); err == nil {
+					f.Close()
+				}
+				t.Fatal("Load blocked on the FIFO")
+			}
+		})
+	}
+}
+
+// TestReadZip_ManifestCap: a manifest entry is capped at MaxManifestBytes, as in a directory,
+// not at what is left of MaxPackageBytes, so a 1 MiB manifest costs at most the cap to refuse.
+func TestReadZip_ManifestCap(t *testing.T) {
+	big := `{"abi":1,"name":"x","description":"` + strings.Repeat(" ", 1<<20) + `"}`
+	honest := makeZip(t, []zipEntry{{name: ManifestFile, body: big}})
+	// lying claims the entry inflates to exactly the cap, so only the decompression can stop it.
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	var deflated bytes.Buffer
+	fw, err := flate.NewWriter(&deflated, flate.BestCompression)
+	must(t, err)
+	fw.Write([]byte(big))
+	must(t, fw.Close())
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: "pkg/" + ManifestFile, Method: zip.Deflate, CRC32: crc32.ChecksumIEEE([]byte(big)),
+		CompressedSize64: uint64(deflated.Len()), UncompressedSize64: MaxManifestBytes})
+	must(t, err)
+	w.Write(deflated.Bytes())
+	must(t, zw.Close())
+	for name, z := range map[string][]byte{"honest": honest, "lying": buf.Bytes()} {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := readZip(bytes.NewReader(z), int64(len(z)))
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, ErrManifest) && name == "honest" {
+				t.Errorf("err = %v, want %v", err, ErrManifest)
+			}
+			if err == nil || !strings.Contains(err.Error(), "65536") && name == "honest" {
+				t.Errorf("err = %v, want the manifest's cap of 65536 bytes named", err)
+			}
+			// Decompressing the whole entry would allocate more than 1 MiB for its bytes alone.
+			if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+				t.Errorf("refusing the manifest allocated %d bytes", n)
+			}
+		})
+	}
 }

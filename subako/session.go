@@ -25,7 +25,8 @@ import (
 const (
 	// MaxStdoutBytes is the most a module may write to stdout in one run, base64 images included.
 	MaxStdoutBytes = wire.MaxStdoutBytes
-	// StderrTailBytes is how much of the end of stderr a crash report carries.
+	// StderrTailBytes is about how much of stderr a crash report carries: its first KiB and
+	// the rest from its end, with a line saying how much was left out between them.
 	StderrTailBytes = 4 << 10
 	// ExitGrace is how long a module has to exit after its stdin closes.
 	ExitGrace = time.Second
@@ -77,12 +78,13 @@ func (r Rule) String() string {
 	return fmt.Sprintf("rule(%d)", int(r))
 }
 
-// CrashError reports that a module crashed: which rule it broke, the details, and the last
-// StderrTailBytes of its stderr, which is what the model is shown.
+// CrashError reports that a module crashed: which rule it broke, the details, and the start and
+// the end of its stderr (StderrTailBytes), which is what the model is shown.
 type CrashError struct {
 	Rule   Rule
 	Detail string
-	// Stderr is the end of the module's stderr (at most StderrTailBytes, valid UTF-8).
+	// Stderr is the module's stderr, valid UTF-8: whole when it is at most StderrTailBytes,
+	// else its first KiB and its end with an "[… N bytes of stderr omitted …]" line between.
 	Stderr string
 	// Err is the underlying engine error (a *engine.Trap), when there is one.
 	Err error
@@ -547,32 +549,65 @@ func (p *stdinPipe) wakeLocked() {
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-// tailBuffer keeps the last StderrTailBytes written to it.
+// stderrHeadBytes is how much of the start of stderr a crash report keeps besides its end: a Go
+// or Rust runtime prints the cause ("fatal error: runtime: out of memory", "panic: ...") first
+// and then pages of goroutine or thread dumps, so the end alone would miss it.
+const stderrHeadBytes = 1 << 10
+
+// tailBuffer keeps the first stderrHeadBytes and the last StderrTailBytes-stderrHeadBytes
+// written to it.
 type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
+	mu    sync.Mutex
+	head  []byte
+	buf   []byte // what followed head, trimmed to its last tailMax bytes when read
+	total int64
 }
+
+const tailMax = StderrTailBytes - stderrHeadBytes
 
 func (t *tailBuffer) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if len(b) >= StderrTailBytes {
-		t.buf = append(t.buf[:0], b[len(b)-StderrTailBytes:]...)
-		return len(b), nil
+	n := len(b)
+	t.total += int64(n)
+	if k := min(stderrHeadBytes-len(t.head), len(b)); k > 0 {
+		t.head = append(t.head, b[:k]...)
+		b = b[k:]
+	}
+	if len(b) >= tailMax {
+		t.buf = append(t.buf[:0], b[len(b)-tailMax:]...)
+		return n, nil
 	}
 	t.buf = append(t.buf, b...)
-	if len(t.buf) > 2*StderrTailBytes {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-StderrTailBytes:]...)
+	if len(t.buf) > 2*tailMax {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailMax:]...)
 	}
-	return len(b), nil
+	return n, nil
 }
 
+// String is the start and the end of what was written; when bytes between them were dropped, it
+// cuts both at line boundaries (where there are any) and says how much is left out between them.
 func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	b := t.buf
-	if len(b) > StderrTailBytes {
-		b = b[len(b)-StderrTailBytes:]
+	head, tail := t.head, t.buf
+	if len(tail) > tailMax {
+		tail = tail[len(tail)-tailMax:]
 	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
+	if t.total == int64(len(head)+len(tail)) {
+		return strings.ToValidUTF8(string(head)+string(tail), "\uFFFD")
+	}
+	if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[:i+1]
+	}
+	if i := bytes.IndexByte(tail, '\n'); i >= 0 && i+1 < len(tail) {
+		tail = tail[i+1:]
+	}
+	omitted := t.total - int64(len(head)+len(tail))
+	s := string(head)
+	if !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	s += fmt.Sprintf("[… %d bytes of stderr omitted …]\n", omitted) + string(tail)
+	return strings.ToValidUTF8(s, "\uFFFD")
 }

@@ -24,7 +24,8 @@ const (
 // there rather than at the root (a zip "of the directory"). Every entry name must be a relative
 // slash-separated path without "." or ".." elements, backslashes or duplicates; symbolic links and
 // other special files are refused; there are at most MaxZipEntries entries and MaxPackageBytes
-// decompressed bytes in total, module.wasm at most MaxModuleBytes.
+// decompressed bytes in total, the manifest at most MaxManifestBytes and module.wasm at most
+// MaxModuleBytes.
 func readZip(ra io.ReaderAt, size int64) (fs.FS, error) {
 	zr, err := zip.NewReader(ra, size)
 	if err != nil {
@@ -55,9 +56,19 @@ func readZip(ra io.ReaderAt, size int64) (fs.FS, error) {
 		if !f.Mode().IsRegular() {
 			return nil, fmt.Errorf("subako: zip: %w: entry %q is a %s, not a regular file", ErrPackage, clean, modeName(f.Mode()))
 		}
-		limit := int64(MaxPackageBytes) - total
-		if path.Base(clean) == ModuleFile && limit > MaxModuleBytes {
-			limit = MaxModuleBytes
+		// Each entry stops at the cap of what it is (the manifest's is 64 KiB), not at what is
+		// left of the package's, so a bomb named subako-package.json costs 64 KiB, not 256 MiB.
+		limit, what, sentinel := int64(MaxPackageBytes)-total, "the whole package", ErrPackage
+		if isManifestEntry(clean) {
+			limit, what, sentinel = MaxManifestBytes, "a manifest", ErrManifest
+		} else if path.Base(clean) == ModuleFile && limit > MaxModuleBytes {
+			limit, what = MaxModuleBytes, "a module"
+		}
+		capErr := fmt.Errorf("subako: zip: %w: entry %q decompresses past the cap of %d bytes for %s", sentinel, clean, limit, what)
+		// The size the archive claims is not trusted to be small, but a claim over the cap is
+		// refused without decompressing anything.
+		if f.UncompressedSize64 > uint64(limit) {
+			return nil, capErr
 		}
 		rc, err := f.Open()
 		if err != nil {
@@ -65,11 +76,11 @@ func readZip(ra io.ReaderAt, size int64) (fs.FS, error) {
 		}
 		b, err := io.ReadAll(io.LimitReader(rc, limit+1))
 		rc.Close()
+		if int64(len(b)) > limit {
+			return nil, capErr
+		}
 		if err != nil {
 			return nil, fmt.Errorf("subako: zip: %w: entry %q: %v", ErrPackage, clean, err)
-		}
-		if int64(len(b)) > limit {
-			return nil, fmt.Errorf("subako: zip: %w: entry %q decompresses past the cap of %d bytes", ErrPackage, clean, limit)
 		}
 		total += int64(len(b))
 		files[clean] = &fstest.MapFile{Data: b, Mode: 0o444, ModTime: f.Modified}
@@ -104,8 +115,17 @@ func readZip(ra io.ReaderAt, size int64) (fs.FS, error) {
 	return nil, fmt.Errorf("subako: zip: %w: no %s at the root of the archive or of its single top-level directory", ErrManifest, ManifestFile)
 }
 
+// isManifestEntry reports whether the entry name is where readZip looks for the manifest: the
+// archive's root or a top-level directory.
+func isManifestEntry(name string) bool {
+	dir, base := path.Split(name)
+	return base == ManifestFile && strings.Count(dir, "/") <= 1
+}
+
 func modeName(m fs.FileMode) string {
 	switch {
+	case m.IsDir():
+		return "directory"
 	case m&fs.ModeSymlink != 0:
 		return "symbolic link"
 	case m&fs.ModeNamedPipe != 0:

@@ -13,6 +13,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/kobako/kobako/zeroclaw/instance"
+	"github.com/kobako/kobako/zeroclaw/internal/durable"
 	"github.com/kobako/kobako/zeroclaw/internal/tomldepth"
 	"github.com/kobako/kobako/zeroclaw/manifest"
 	"github.com/kobako/kobako/zeroclaw/pluginconfig"
@@ -321,6 +322,20 @@ func SeedEntry(path, key string, props ...pluginconfig.Property) (bool, error) {
 	if strings.Trim(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" || key == "" {
 		return false, fmt.Errorf("%w: %q is not an instance key", ErrConfig, key)
 	}
+	if err := step("config: mkdir"); err != nil {
+		return false, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return false, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	// Two installs seeding at once must not both read the file and each write back its own row:
+	// one row would be lost, or two rows would share a key.
+	lock, err := durable.Acquire(configLockPath(path), "editing "+path)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	defer lock.Unlock()
+	cleanTemps(filepath.Dir(path), configTempPattern(path))
 	raw, err := manifest.ReadCapped(path, MaxConfigBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("%w: %v", ErrConfig, err)
@@ -349,43 +364,49 @@ func SeedEntry(path, key string, props ...pluginconfig.Property) (bool, error) {
 		len(updated.Plugins.Entries) != len(existing.Plugins.Entries)+1 {
 		return false, fmt.Errorf("%w: %s: cannot append a [[plugins.entries]] row; add one with name = %q by hand", ErrConfig, path, key)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return false, fmt.Errorf("%w: %v", ErrConfig, err)
-	}
-	if err := writeFileAtomic(path, []byte(text), 0o600); err != nil {
-		return false, fmt.Errorf("%w: %v", ErrConfig, err)
+	if err := writeFileAtomic(path, []byte(text), 0o600, configTempPattern(path)); err != nil {
+		return false, fmt.Errorf("%w: writing %s: %w", ErrConfig, path, err)
 	}
 	return true, nil
 }
 
-// writeFileAtomic replaces path with data through a temporary file in the
-// same directory, keeping the existing file's mode.
-func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
+// configLockPath is the lock file config edits hold, beside the config file.
+func configLockPath(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".lock")
+}
+
+// configTempPattern names the temporary files config edits write before renaming them over the
+// config file.
+func configTempPattern(path string) string { return "." + filepath.Base(path) + ".tmp-*" }
+
+// EntryRow is a [[plugins.entries]] row for instance key key, ready to paste into the config
+// file: the key, for a plugin that may use the network (egress) empty egress_hosts and
+// egress_allow_private lists to fill in, and, for a config schema, a [plugins.entries.config]
+// table listing its properties as comments (every value is a string; a secret is read through
+// secrets.get, never shown to the tool's arguments).
+func EntryRow(key string, props []pluginconfig.Property, egress bool) string {
+	var b strings.Builder
+	b.WriteString("[[plugins.entries]]\n")
+	b.WriteString("name = " + strconv.Quote(key) + "\n")
+	if egress {
+		b.WriteString("egress_hosts = []          # hosts the http_client grant may reach: \"api.example.com\", \"*.example.com\"\n")
+		b.WriteString("egress_allow_private = []  # of those, the hosts allowed to resolve to private or loopback addresses\n")
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
+	if len(props) > 0 {
+		b.WriteString("[plugins.entries.config]   # uncomment and set; every value is a string\n")
 	}
-	name := tmp.Name()
-	defer os.Remove(name)
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
+	for _, p := range props {
+		name := p.Name
+		if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+			name = strconv.Quote(name)
+		}
+		note := string(p.Kind)
+		if p.Secret {
+			note += ", secret"
+		}
+		b.WriteString("# " + name + " = \"\"  # " + note + "\n")
 	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(name, path)
+	return b.String()
 }
 
 // entryTemplate is the commented-out [plugins.entries.config] table of a seeded row: one line

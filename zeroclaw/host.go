@@ -24,6 +24,7 @@ package zeroclaw
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -34,18 +35,13 @@ import (
 	"strings"
 
 	"github.com/kobako/kobako/zeroclaw/instance"
+	"github.com/kobako/kobako/zeroclaw/internal/durable"
 	"github.com/kobako/kobako/zeroclaw/internal/errs"
 	"github.com/kobako/kobako/zeroclaw/manifest"
 	"github.com/kobako/kobako/zeroclaw/pluginconfig"
 	"github.com/kobako/kobako/zeroclaw/signature"
 	"github.com/kobako/kobako/zeroclaw/wasmcheck"
 )
-
-// stagingPrefix names the temporary directories installs build in the
-// plugins directory; discovery ignores them, so a crash mid-install cannot
-// leave a half-copied plugin that shadows (and, as a duplicate, disables)
-// the real one.
-const stagingPrefix = ".kobako-install-"
 
 // Options configure a Host.
 type Options struct {
@@ -154,7 +150,9 @@ func (p *Plugin) ConfigEntryKeys() []instance.ID {
 // Rejection is a plugin directory discovery skipped.
 type Rejection struct {
 	Dir string
-	Err error
+	// Name is the name the manifest declares, when it could be read; empty otherwise.
+	Name string
+	Err  error
 }
 
 // Warning is a plugin admitted despite a signature problem (permissive
@@ -203,10 +201,25 @@ func (h *Host) Rescan() error {
 		}
 		return fmt.Errorf("zeroclaw: scanning %s: %w", h.opts.PluginsDir, err)
 	}
+	if hasLeftovers(entries) {
+		// A killed install, update or removal left these; repair them now unless a running one
+		// holds the lock (its entries are then not leftovers, and the loop below skips them). A
+		// directory this process may not write is only read.
+		if l, err := durable.TryAcquire(filepath.Join(h.opts.PluginsDir, lockName), "scanning the plugins directory"); err == nil {
+			rerr := h.recoverLeftovers()
+			l.Unlock()
+			if rerr != nil {
+				return fmt.Errorf("zeroclaw: scanning %s: %w", h.opts.PluginsDir, rerr)
+			}
+			if entries, err = os.ReadDir(h.opts.PluginsDir); err != nil {
+				return fmt.Errorf("zeroclaw: scanning %s: %w", h.opts.PluginsDir, err)
+			}
+		}
+	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	ambiguous := map[string][]string{}
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), stagingPrefix) {
+		if isLeftover(e.Name()) {
 			continue
 		}
 		dir := filepath.Join(h.opts.PluginsDir, e.Name())
@@ -218,7 +231,11 @@ func (h *Host) Rescan() error {
 		}
 		p, err := h.admit(dir)
 		if err != nil {
-			h.rejected = append(h.rejected, Rejection{Dir: dir, Err: err})
+			r := Rejection{Dir: dir, Err: err}
+			if m, merr := manifest.ReadFile(filepath.Join(dir, manifest.FileName)); merr == nil {
+				r.Name = m.Name
+			}
+			h.rejected = append(h.rejected, r)
 			continue
 		}
 		name := p.Name()
@@ -238,7 +255,7 @@ func (h *Host) Rescan() error {
 	}
 	for name, dirs := range ambiguous {
 		for _, dir := range dirs {
-			h.rejected = append(h.rejected, Rejection{Dir: dir, Err: errs.New(ErrDuplicateName,
+			h.rejected = append(h.rejected, Rejection{Dir: dir, Name: name, Err: errs.New(ErrDuplicateName,
 				"plugin '%s' is declared by %d directories (%s); all of them are rejected",
 				name, len(dirs), strings.Join(baseNames(dirs), ", "))})
 		}
@@ -310,6 +327,22 @@ func (h *Host) Plugins() []*Plugin {
 func (h *Host) Plugin(name string) (*Plugin, bool) {
 	p, ok := h.plugins[name]
 	return p, ok
+}
+
+// Lookup finds an admitted plugin by name. When there is none, but discovery rejected a
+// directory of that name or whose manifest declares it, the error says why (an untrusted or
+// invalid signature, a bad manifest) and wraps the rejection's error; otherwise it wraps
+// ErrNotFound.
+func (h *Host) Lookup(name string) (*Plugin, error) {
+	if p, ok := h.plugins[name]; ok {
+		return p, nil
+	}
+	for _, r := range h.rejected {
+		if r.Name == name || filepath.Base(r.Dir) == name {
+			return nil, fmt.Errorf("plugin %s (%s) was skipped at discovery: %w", name, r.Dir, r.Err)
+		}
+	}
+	return nil, fmt.Errorf("%w: %s", ErrNotFound, name)
 }
 
 // PluginsWith returns the admitted plugins declaring a capability.
@@ -392,10 +425,59 @@ func requireWasm(m *manifest.Manifest, dir string) error {
 	}
 	wasm := filepath.Join(dir, filepath.FromSlash(m.WasmPath))
 	fi, err := os.Stat(wasm)
-	if err != nil || !fi.Mode().IsRegular() {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%w: WASM file not found: %s", ErrNotFound, wasm)
+	case err != nil:
+		return fmt.Errorf("%w: %s: %v", ErrWasm, m.WasmPath, err)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%w: %s is not a regular file but %s", ErrWasm, m.WasmPath, fileKind(fi.Mode()))
 	}
 	return checkWasm(m, dir)
+}
+
+// ReadWasm reads the plugin's component file, refusing anything but a regular file (a link to
+// /dev/zero must not be read forever) and a file over MaxWasmBytes.
+func (p *Plugin) ReadWasm() ([]byte, error) {
+	return readWasmFile(p.WasmFile(), p.Manifest.WasmPath)
+}
+
+// fileKind names what a non-regular file is, for messages.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
+}
+
+func readWasmFile(path, wasmPath string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file but %s", wasmPath, fileKind(fi.Mode()))
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxWasmBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxWasmBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes", wasmPath, MaxWasmBytes)
+	}
+	return b, nil
 }
 
 // MaxWasmBytes caps the component file install and discovery read.
@@ -413,10 +495,9 @@ var worldExports = map[manifest.Capability][]string{
 // manifest's wasm_sha256 pin when there is one, then that it is a component exporting the
 // interfaces of every world the manifest's capabilities name.
 func checkWasm(m *manifest.Manifest, dir string) error {
-	path := filepath.Join(dir, filepath.FromSlash(m.WasmPath))
-	b, err := manifest.ReadCapped(path, MaxWasmBytes)
+	b, err := readWasmFile(filepath.Join(dir, filepath.FromSlash(m.WasmPath)), m.WasmPath)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrWasm, m.WasmPath, err)
+		return fmt.Errorf("%w: %v", ErrWasm, err)
 	}
 	if m.WasmSHA256 != "" {
 		sum := sha256.Sum256(b)
@@ -443,9 +524,21 @@ func checkWasm(m *manifest.Manifest, dir string) error {
 // in its order: manifest shape, wasm file present, name not already
 // installed, signature policy, config schema. The copy holds the exact
 // manifest bytes, the wasm at its wasm_path and, for skill plugins, the
-// skills/ tree without symlinks. It is built in a staging directory and
-// renamed into place, so a failed install leaves nothing behind.
-func (h *Host) Install(source string) (*Plugin, error) {
+// skills/ tree without symlinks. It is built in a staging directory, flushed
+// to disk and renamed into place under the plugins directory's lock, so a
+// failed or killed install leaves nothing behind and two installs of one
+// plugin never interleave.
+func (h *Host) Install(source string) (*Plugin, error) { return h.install(source, false) }
+
+// Update replaces an installed plugin (or a directory of that name that failed
+// discovery) with the local plugin at source, after the checks Install makes.
+// The new version is staged beside the old one and swapped in at once: until
+// then the old version is served, and a failed or killed update leaves it in
+// place. The name is the manifest's; a plugin that is not installed is
+// ErrNotFound.
+func (h *Host) Update(source string) (*Plugin, error) { return h.install(source, true) }
+
+func (h *Host) install(source string, replace bool) (*Plugin, error) {
 	path, err := sourceManifest(source)
 	if err != nil {
 		return nil, err
@@ -458,15 +551,15 @@ func (h *Host) Install(source string) (*Plugin, error) {
 	if _, err := manifest.ValidateShape(m, srcDir); err != nil {
 		return nil, err
 	}
+	if err := manifest.CheckVersion(m); err != nil {
+		return nil, err
+	}
 	if err := requireWasm(m, srcDir); err != nil {
 		return nil, err
 	}
 	dest := filepath.Join(h.opts.PluginsDir, m.Name)
-	if _, ok := h.plugins[m.Name]; ok {
+	if _, ok := h.plugins[m.Name]; ok && !replace {
 		return nil, errs.New(ErrAlreadyInstalled, "plugin '%s' is already loaded", m.Name)
-	}
-	if _, err := os.Lstat(dest); err == nil {
-		return nil, errs.New(ErrAlreadyInstalled, "plugin '%s' cannot be installed: %s already exists (a plugin that failed discovery?); remove it first", m.Name, dest)
 	}
 	sig, err := signature.Enforce(m.Name, string(m.Raw), m.Signature, m.PublisherKey, h.opts.TrustedKeys, h.opts.SignatureMode)
 	if err != nil {
@@ -476,12 +569,31 @@ func (h *Host) Install(source string) (*Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(h.opts.PluginsDir, 0o755); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInstall, err)
+	verb := "installing"
+	if replace {
+		verb = "updating"
 	}
-	stage, err := os.MkdirTemp(h.opts.PluginsDir, stagingPrefix+m.Name+"-")
+	lock, err := h.lockPlugins(verb + " " + m.Name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInstall, err)
+		return nil, fmt.Errorf("%w: %w", ErrInstall, err)
+	}
+	defer lock.Unlock()
+	// Checked under the lock: another kobako may have installed or removed the plugin since this
+	// host scanned the directory.
+	_, statErr := os.Lstat(dest)
+	switch {
+	case !replace && statErr == nil:
+		return nil, errs.New(ErrAlreadyInstalled, "plugin '%s' cannot be installed: %s already exists (a plugin that failed discovery?); remove it first, or update it", m.Name, dest)
+	case replace && statErr != nil:
+		return nil, fmt.Errorf("%w: %s is not installed (%s does not exist); install it instead", ErrNotFound, m.Name, dest)
+	case replace:
+		if fi, err := os.Stat(filepath.Join(dest, manifest.FileName)); err != nil || !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%w: %s is not a plugin directory (no manifest.toml); it is left as it is", ErrInstall, dest)
+		}
+	}
+	stage, err := h.stage(m, srcDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInstall, err)
 	}
 	committed := false
 	defer func() {
@@ -489,31 +601,109 @@ func (h *Host) Install(source string) (*Plugin, error) {
 			os.RemoveAll(stage)
 		}
 	}()
-	if err := os.Chmod(stage, 0o755); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInstall, err)
-	}
-	if err := stageFiles(m, srcDir, stage); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInstall, err)
-	}
 	if _, err := manifest.ValidateShape(m, stage); err != nil {
 		return nil, fmt.Errorf("%w: the copied plugin fails its checks: %w", ErrInstall, err)
 	}
-	if err := os.Rename(stage, dest); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInstall, err)
+	if replace {
+		err = h.swapIn(m.Name, stage, dest)
+	} else {
+		err = step("install: commit rename")
+		if err == nil {
+			err = os.Rename(stage, dest)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInstall, err)
 	}
 	committed = true
+	step("install: sync plugins dir")
+	// The plugin is in place; a failed flush of the directory cannot undo that.
+	durable.SyncDir(h.opts.PluginsDir)
+	if replace {
+		// After an exchange, stage holds the old version; after the fallback, it is gone.
+		step("update: remove old version")
+		os.RemoveAll(stage)
+	}
 	skills, err := manifest.ValidateShape(m, dest)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the installed plugin fails its checks: %w", ErrInstall, err)
 	}
+	for name, p := range h.plugins {
+		if p.Dir == dest && name != m.Name {
+			delete(h.plugins, name)
+		}
+	}
+	h.rejected = slicesFilter(h.rejected, func(r Rejection) bool { return r.Dir != dest })
 	p := &Plugin{Manifest: m, Dir: dest, Skills: skills, Signature: sig, Schema: schema}
 	h.plugins[m.Name] = p
 	return p, nil
 }
 
+// stage copies the plugin's files into a new staging directory in the plugins directory and
+// flushes them to disk.
+func (h *Host) stage(m *manifest.Manifest, srcDir string) (string, error) {
+	if err := step("install: mkdir stage"); err != nil {
+		return "", err
+	}
+	stage, err := os.MkdirTemp(h.opts.PluginsDir, stagingPrefix+m.Name+leftoverSep+"*")
+	if err != nil {
+		return "", err
+	}
+	err = os.Chmod(stage, 0o755)
+	if err == nil {
+		err = stageFiles(m, srcDir, stage)
+	}
+	if err == nil {
+		err = step("install: sync stage")
+	}
+	if err == nil {
+		err = syncTree(stage)
+	}
+	if err != nil {
+		os.RemoveAll(stage)
+		return "", err
+	}
+	return stage, nil
+}
+
+// swapIn puts the staged new version at dest in one step. Where directories can be exchanged,
+// stage then holds the old version; elsewhere the old version is renamed aside, the new one in,
+// and the aside deleted: a crash between the two renames leaves the aside, which the next
+// operation puts back.
+func (h *Host) swapIn(name, stage, dest string) error {
+	if err := step("update: commit exchange"); err != nil {
+		return err
+	}
+	err := exchangeDirs(stage, dest)
+	if err == nil || !errors.Is(err, errors.ErrUnsupported) {
+		return err
+	}
+	aside := uniqueName(h.opts.PluginsDir, asidePrefix, name)
+	if err := step("update: rename old aside"); err != nil {
+		return err
+	}
+	if err := os.Rename(dest, aside); err != nil {
+		return err
+	}
+	err = step("update: commit rename")
+	if err == nil {
+		err = os.Rename(stage, dest)
+	}
+	if err != nil {
+		if rerr := os.Rename(aside, dest); rerr != nil {
+			return fmt.Errorf("%w; the old version is in %s and the next install, update or removal puts it back", err, aside)
+		}
+		return err
+	}
+	durable.SyncDir(h.opts.PluginsDir)
+	step("update: remove aside")
+	os.RemoveAll(aside)
+	return nil
+}
+
 // stageFiles writes the plugin's files into stage.
 func stageFiles(m *manifest.Manifest, srcDir, stage string) error {
-	if err := os.WriteFile(filepath.Join(stage, manifest.FileName), m.Raw, 0o644); err != nil {
+	if err := writeFileSynced(filepath.Join(stage, manifest.FileName), m.Raw, 0o644); err != nil {
 		return err
 	}
 	if m.WasmPath != "" {
@@ -535,23 +725,6 @@ func stageFiles(m *manifest.Manifest, srcDir, stage string) error {
 		}
 	}
 	return nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // copyTree copies directories and regular files, skipping symlinks and
@@ -578,24 +751,45 @@ func copyTree(src, dst string) error {
 
 // Remove deletes an installed plugin. name may also be the directory name
 // of a plugin that failed discovery, so a broken plugin can be cleaned up.
+// The directory is first renamed away in one step, under the plugins
+// directory's lock, and then deleted: a removal killed half-way leaves the
+// plugin installed or gone, never a directory missing some of its files.
 func (h *Host) Remove(name string) error {
 	if err := manifest.ValidatePackageName(name); err != nil {
 		return fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
-	if p, ok := h.plugins[name]; ok {
-		if err := os.RemoveAll(p.Dir); err != nil {
-			return fmt.Errorf("zeroclaw: removing %s: %w", p.Dir, err)
-		}
-		delete(h.plugins, name)
-		return nil
-	}
 	dir := filepath.Join(h.opts.PluginsDir, name)
-	if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err == nil {
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("zeroclaw: removing %s: %w", dir, err)
-		}
-		h.rejected = slicesFilter(h.rejected, func(r Rejection) bool { return r.Dir != dir })
-		return nil
+	if p, ok := h.plugins[name]; ok {
+		dir = p.Dir
 	}
-	return fmt.Errorf("%w: %s", ErrNotFound, name)
+	if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err != nil {
+		return fmt.Errorf("%w: %s", ErrNotFound, name)
+	}
+	lock, err := h.lockPlugins("removing " + name)
+	if err != nil {
+		return fmt.Errorf("zeroclaw: removing %s: %w", dir, err)
+	}
+	defer lock.Unlock()
+	if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err != nil {
+		// Another kobako removed it while this one waited for the lock.
+		delete(h.plugins, name)
+		return fmt.Errorf("%w: %s", ErrNotFound, name)
+	}
+	trash := uniqueName(h.opts.PluginsDir, removedPrefix, filepath.Base(dir))
+	err = step("remove: commit rename")
+	if err == nil {
+		err = os.Rename(dir, trash)
+	}
+	if err != nil {
+		return fmt.Errorf("zeroclaw: removing %s: %w", dir, err)
+	}
+	step("remove: sync plugins dir")
+	durable.SyncDir(h.opts.PluginsDir)
+	step("remove: delete")
+	if err := os.RemoveAll(trash); err != nil {
+		return fmt.Errorf("zeroclaw: removing %s (renamed to %s, which the next install, update or removal deletes): %w", dir, trash, err)
+	}
+	delete(h.plugins, name)
+	h.rejected = slicesFilter(h.rejected, func(r Rejection) bool { return r.Dir != dir })
+	return nil
 }

@@ -72,7 +72,7 @@ func (p *Plugin) Describe(trusted []string) Info {
 		info.SignedBy = *m.PublisherKey
 	}
 	if m.Signature != nil && m.PublisherKey != nil {
-		info.Verification = signature.Verify(string(m.Raw), *m.Signature, *m.PublisherKey, trusted)
+		info.Verification = signature.Examine(string(m.Raw), *m.Signature, *m.PublisherKey, trusted)
 	}
 	if p.Schema != nil {
 		info.ConfigSchema = json.RawMessage(p.Schema.JSON())

@@ -47,20 +47,30 @@ type InstallResult struct {
 // entry ("name" or "name@version"). A URL is refused, as in the reference:
 // registries are chosen with RegistryOptions.Location.
 func (h *Host) InstallSource(ctx context.Context, source string, o RegistryOptions) (*InstallResult, error) {
+	return h.installSource(ctx, source, o, false)
+}
+
+// UpdateSource replaces an installed plugin with the one at source, any source InstallSource
+// takes, as Update does: the checks of an install, then the new version swapped in at once.
+func (h *Host) UpdateSource(ctx context.Context, source string, o RegistryOptions) (*InstallResult, error) {
+	return h.installSource(ctx, source, o, true)
+}
+
+func (h *Host) installSource(ctx context.Context, source string, o RegistryOptions, replace bool) (*InstallResult, error) {
 	if registry.IsURL(source) {
 		return nil, fmt.Errorf("%w: installing from a URL is not supported; use --registry <url> with a plugin name, or install a local plugin path", ErrUnsupportedSource)
 	}
 	if IsLocalSource(source) {
 		if isZipFile(source) {
-			return h.InstallZip(source, o.TempDir)
+			return h.installZip(source, o.TempDir, replace)
 		}
-		p, err := h.Install(source)
+		p, err := h.install(source, replace)
 		if err != nil {
 			return nil, err
 		}
 		return &InstallResult{Plugin: p}, nil
 	}
-	return h.InstallFromRegistry(ctx, source, o)
+	return h.installFromRegistry(ctx, source, o, replace)
 }
 
 // InstallFromRegistry resolves spec ("name" takes the last matching entry,
@@ -71,6 +81,10 @@ func (h *Host) InstallSource(ctx context.Context, source string, o RegistryOptio
 // the entry's, and installs the directory like a local plugin. The download
 // and extraction live in a temporary directory that is always removed.
 func (h *Host) InstallFromRegistry(ctx context.Context, spec string, o RegistryOptions) (*InstallResult, error) {
+	return h.installFromRegistry(ctx, spec, o, false)
+}
+
+func (h *Host) installFromRegistry(ctx context.Context, spec string, o RegistryOptions, replace bool) (*InstallResult, error) {
 	ix, err := FetchIndex(ctx, o)
 	if err != nil {
 		return nil, err
@@ -116,7 +130,7 @@ func (h *Host) InstallFromRegistry(ctx context.Context, spec string, o RegistryO
 	if err := registry.CheckIdentity(entry, m.Name, m.Version); err != nil {
 		return nil, err
 	}
-	p, err := h.Install(dir)
+	p, err := h.install(dir, replace)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +162,10 @@ func isZipFile(path string) bool {
 // when empty) that is always removed, its single manifest.toml found, and that directory
 // installed like a local plugin.
 func (h *Host) InstallZip(path, tempDir string) (*InstallResult, error) {
+	return h.installZip(path, tempDir, false)
+}
+
+func (h *Host) installZip(path, tempDir string, replace bool) (*InstallResult, error) {
 	expanded, err := ExpandHome(path)
 	if err != nil {
 		return nil, err
@@ -173,7 +191,7 @@ func (h *Host) InstallZip(path, tempDir string) (*InstallResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	p, err := h.Install(dir)
+	p, err := h.install(dir, replace)
 	if err != nil {
 		return nil, err
 	}

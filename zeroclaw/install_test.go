@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/zip"
@@ -185,6 +186,68 @@ func TestInstallFromRegistry_Errors(t *testing.T) {
 	}
 	if _, err := open(t, Options{PluginsDir: t.TempDir()}).InstallSource(context.Background(), "https://example.invalid/p.zip", RegistryOptions{}); !errors.Is(err, ErrUnsupportedSource) {
 		t.Errorf("URL source: %v", err)
+	}
+}
+
+// A remote index cannot make the installer read local files: a file:// URL,
+// or anything but http(s), is refused before any request or file read, while
+// a URL relative to the index downloads from the index's server.
+func TestInstallFromRegistry_RemoteIndexNamesLocalFile(t *testing.T) {
+	local := filepath.Join(t.TempDir(), "team-calendar-0.2.0.zip")
+	data := calendarZip(t, "0.2.0")
+	writeFile(t, local, string(data))
+	var mu sync.Mutex
+	var requests []string
+	entries := map[string]string{
+		"passwd":        "file:///etc/passwd",
+		"localzip":      "file://" + local,
+		"opaque":        "file:" + local,
+		"ftp":           "ftp://127.0.0.1/x.zip",
+		"team-calendar": "archives/team-calendar-0.2.0.zip",
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests = append(requests, r.URL.Path)
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/registry.json":
+			var list []map[string]any
+			for name, u := range entries {
+				version := "0.1.0"
+				if name == "team-calendar" {
+					version = "0.2.0"
+				}
+				list = append(list, map[string]any{"name": name, "version": version, "url": u})
+			}
+			json.NewEncoder(w).Encode(map[string]any{"plugins": list})
+		case "/archives/team-calendar-0.2.0.zip":
+			w.Write(data)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	opts := RegistryOptions{Location: srv.URL + "/registry.json"}
+	for _, name := range []string{"passwd", "localzip", "opaque", "ftp"} {
+		t.Run(name, func(t *testing.T) {
+			mu.Lock()
+			requests = nil
+			mu.Unlock()
+			h := open(t, Options{PluginsDir: t.TempDir()})
+			_, err := h.InstallSource(context.Background(), name, opts)
+			if !errors.Is(err, registry.ErrArchiveURL) || !strings.Contains(err.Error(), "a remote index may name only https URLs or URLs relative to itself") {
+				t.Fatalf("err = %v, want the archive URL refused", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(requests) != 1 || requests[0] != "/registry.json" {
+				t.Errorf("server saw %v, want only /registry.json", requests)
+			}
+		})
+	}
+	h := open(t, Options{PluginsDir: t.TempDir()})
+	if res, err := h.InstallSource(context.Background(), "team-calendar", opts); err != nil || res.Plugin.Manifest.Version != "0.2.0" {
+		t.Fatalf("relative archive URL: %v", err)
 	}
 }
 

@@ -4,10 +4,12 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/kobako/kobako/zeroclaw/internal/durable"
 	"github.com/kobako/kobako/zeroclaw/manifest"
 	"github.com/kobako/kobako/zeroclaw/signature"
 )
@@ -22,6 +24,11 @@ var ErrKeyFile = errors.New("publisher key file")
 // path as PKCS#8 PEM, readable only by the owner. An existing file is kept
 // unless overwrite is set. It returns the public key's hex, the value for
 // publisher_key and trusted_publisher_keys.
+//
+// The key is written to a temporary file beside path, flushed, and then
+// linked (or, with overwrite, renamed) to path, so path never names an empty
+// or partial key, even if the process is killed; a temporary file a killed
+// keygen left is removed by the next keygen of the same path.
 func GenerateKeyFile(path string, overwrite bool) (string, error) {
 	priv, err := signature.GenerateKey()
 	if err != nil {
@@ -31,26 +38,64 @@ func GenerateKeyFile(path string, overwrite bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if overwrite {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	// A directory is a mistaken path, not a key to protect: say so, with or without overwrite.
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return "", fmt.Errorf("%w: %s is a directory; give the path of the key file to create, such as %s", ErrKeyFile, path, filepath.Join(path, "publisher.pem"))
 	}
-	f, err := os.OpenFile(path, flags, 0o600)
+	exists := func() error {
+		return fmt.Errorf("%w: %s already exists; refusing to overwrite a key", ErrKeyFile, path)
+	}
+	if _, err := os.Lstat(path); err == nil && !overwrite {
+		return "", exists()
+	}
+	dir, pattern := filepath.Dir(path), keyTempPattern(path)
+	cleanTemps(dir, pattern)
+	if err := step("keygen: create temp"); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrKeyFile, err)
+	}
+	tmp, err := os.CreateTemp(dir, pattern)
 	if err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return "", fmt.Errorf("%w: %s already exists; refusing to overwrite a key", ErrKeyFile, path)
+		return "", fmt.Errorf("%w: %w", ErrKeyFile, err)
+	}
+	name := tmp.Name()
+	defer os.Remove(name)
+	// CreateTemp makes 0600 files; the chmod keeps a key private under any umask and on platforms
+	// where that default differs.
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("%w: %w", ErrKeyFile, err)
+	}
+	if err := finishFile(tmp, path, func(w io.Writer) error { _, err := w.Write(pemBytes); return err }); err != nil {
+		return "", fmt.Errorf("%w: writing %s: %w", ErrKeyFile, path, err)
+	}
+	if err := step("keygen: commit"); err != nil {
+		return "", fmt.Errorf("%w: writing %s: %w", ErrKeyFile, path, err)
+	}
+	if overwrite {
+		err = os.Rename(name, path)
+	} else {
+		// A link, unlike a rename, fails if another keygen created path meanwhile.
+		err = os.Link(name, path)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			if _, serr := os.Lstat(path); errors.Is(serr, fs.ErrNotExist) {
+				// A file system without hard links.
+				err = os.Rename(name, path)
+			}
 		}
-		return "", fmt.Errorf("%w: %v", ErrKeyFile, err)
 	}
-	if _, err := f.Write(pemBytes); err != nil {
-		f.Close()
-		return "", fmt.Errorf("%w: %v", ErrKeyFile, err)
+	if errors.Is(err, fs.ErrExist) {
+		return "", exists()
 	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrKeyFile, err)
+	if err != nil {
+		return "", fmt.Errorf("%w: writing %s: %w", ErrKeyFile, path, err)
 	}
+	step("keygen: sync dir")
+	durable.SyncDir(dir)
 	return signature.PublicKeyHex(priv.Public().(ed25519.PublicKey)), nil
 }
+
+// keyTempPattern names the temporary files keygen writes before linking them to path.
+func keyTempPattern(path string) string { return "." + filepath.Base(path) + ".keygen-*" }
 
 // ReadKeyFile reads a private key written by GenerateKeyFile, OpenSSL
 // (`openssl genpkey -algorithm ed25519`) or the reference's PKCS#8 DER.
@@ -100,7 +145,7 @@ func SignPlugin(source string, priv ed25519.PrivateKey) (*SignedPlugin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("BUG: zeroclaw: signed manifest does not parse: %w", err)
 	}
-	if err := writeFileAtomic(path, []byte(signed), 0o644); err != nil {
+	if err := writeFileAtomic(path, []byte(signed), 0o644, "."+filepath.Base(path)+".tmp-*"); err != nil {
 		return nil, fmt.Errorf("zeroclaw: writing %s: %w", path, err)
 	}
 	_, shapeErr := manifest.ValidateShape(m, filepath.Dir(path))

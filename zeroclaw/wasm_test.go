@@ -54,6 +54,46 @@ func TestInstall_WasmChecked_Errors(t *testing.T) {
 	}
 }
 
+// A wasm_path that is not a regular file (a link to /dev/zero, a directory) is named as such,
+// not reported as missing, and never read.
+func TestInstall_WasmNotRegular_Errors(t *testing.T) {
+	tests := []struct {
+		name string
+		make func(t *testing.T, path string)
+		say  string
+	}{
+		{"link to /dev/zero", func(t *testing.T, path string) {
+			if err := os.Symlink("/dev/zero", path); err != nil {
+				t.Skip(err)
+			}
+		}, "p.wasm is not a regular file but a device"},
+		{"directory", func(t *testing.T, path string) {
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "p.wasm is not a regular file but a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "src")
+			writeFile(t, filepath.Join(src, manifest.FileName), "name = \"p\"\nversion = \"1\"\nwasm_path = \"p.wasm\"\ncapabilities = [\"tool\"]\n")
+			tt.make(t, filepath.Join(src, "p.wasm"))
+			h, err := Open(Options{PluginsDir: filepath.Join(t.TempDir(), "plugins")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = h.Install(src)
+			if !errors.Is(err, ErrWasm) || errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), tt.say) {
+				t.Errorf("install: %v; want %q", err, tt.say)
+			}
+			p := &Plugin{Manifest: &manifest.Manifest{Name: "p", WasmPath: "p.wasm"}, Dir: src}
+			if _, err := p.ReadWasm(); err == nil || !strings.Contains(err.Error(), tt.say) {
+				t.Errorf("ReadWasm: %v", err)
+			}
+		})
+	}
+}
+
 func TestInstall_WasmPinned(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "src")
 	writePlugin(t, src, "capabilities = [\"tool\"]\nwasm_sha256 = \"sha256:"+strings.ToUpper(hexSHA([]byte(toolWasm)))+"\"\n", toolWasm)

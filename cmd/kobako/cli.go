@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -103,29 +105,84 @@ func flagError(err error) string {
 // exitInterrupted is the status after Ctrl-C, 128 + SIGINT as shells report it.
 const exitInterrupted = 130
 
+// maxArgsBytes caps an ARGS operand read from stdin or a file.
+const maxArgsBytes = 16 << 20
+
+// readArgs reads the ARGS operand of `function call` and `plugin call`: the JSON itself, "-" for
+// stdin or "@FILE", and checks that it is one JSON object, so a malformed ARGS is refused before
+// anything is loaded. Its errors begin with "ARGS". Reading stdin stops when ctx is cancelled (Ctrl-C while a terminal waits for
+// input) and returns ctx.Err(): the caller reports an interruption, not a usage mistake.
+func readArgs(ctx context.Context, v string, stdin io.Reader) (json.RawMessage, error) {
+	b, err := readArgsSource(ctx, v, stdin)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("ARGS %s: %v", v, err)
+	}
+	if err := checkArgsJSON(b); err != nil {
+		return nil, fmt.Errorf("ARGS: %v", err)
+	}
+	return b, nil
+}
+
 // readArgsSource reads a value given as "-" (stdin) or "@FILE"; anything else is the value itself.
-func readArgsSource(v string, stdin io.Reader) ([]byte, error) {
-	const max = 16 << 20
-	var r io.Reader
+func readArgsSource(ctx context.Context, v string, stdin io.Reader) ([]byte, error) {
 	switch {
 	case v == "-":
-		r = stdin
+		// A read from a terminal cannot be interrupted, so it runs apart and is abandoned on
+		// cancellation; the process exits right after.
+		type result struct {
+			b   []byte
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			b, err := readCapped(stdin)
+			done <- result{b, err}
+		}()
+		select {
+		case r := <-done:
+			return r.b, r.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	case strings.HasPrefix(v, "@"):
 		f, err := os.Open(v[1:])
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		r = f
-	default:
-		return []byte(v), nil
+		return readCapped(f)
 	}
-	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	return []byte(v), nil
+}
+
+func readCapped(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxArgsBytes+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > max {
-		return nil, fmt.Errorf("more than %d bytes", max)
+	if len(b) > maxArgsBytes {
+		return nil, fmt.Errorf("more than %d bytes", maxArgsBytes)
 	}
 	return b, nil
+}
+
+// checkArgsJSON checks that b is one JSON object, and says where it is not.
+func checkArgsJSON(b []byte) error {
+	var v any
+	err := json.Unmarshal(b, &v)
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		line, col := lineCol(b, syn.Offset)
+		return fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, err)
+	case err != nil:
+		return err
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("arguments must be a JSON object, not %s", jsonKind(v))
+	}
+	return nil
 }

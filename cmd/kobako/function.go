@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/netip"
 	"os"
+	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -107,11 +110,22 @@ func reportRunError(ctx context.Context, stderr io.Writer, pkg string, err error
 }
 
 // openPackage loads and discovers PKG. It returns the exit status to return now on failure
-// (having reported it), -1 on success.
-// openPackage loads pkg and runs its discovery under discovery (the zero value: subako's
-// defaults, as an upload gets).
-func openPackage(ctx context.Context, pkg string, stderr io.Writer, discovery engine.Limits) (*subako.Runtime, *subako.Package, []subako.Tool, int) {
-	rt, err := subako.New(ctx, subako.Config{DiscoveryLimits: discovery})
+// (having reported it), -1 on success. Discovery runs under discovery (the zero value: subako's
+// defaults, as an upload gets); profile (true) gives the runtime an engine that reports fuel per
+// function, for --fuel-profile.
+func openPackage(ctx context.Context, pkg string, stderr io.Writer, discovery engine.Limits, profile ...bool) (*subako.Runtime, *subako.Package, []subako.Tool, int) {
+	cfg := subako.Config{DiscoveryLimits: discovery}
+	if len(profile) > 0 && profile[0] {
+		// An engine that reports fuel per function; the process ends with the command, and with it
+		// the engine.
+		e, err := engine.New(ctx, engine.Config{ProfileFunctions: true})
+		if err != nil {
+			fmt.Fprintf(stderr, "error: %v\n", err)
+			return nil, nil, nil, exitError
+		}
+		cfg.Engine = e
+	}
+	rt, err := subako.New(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return nil, nil, nil, exitError
@@ -147,12 +161,27 @@ func functionValidate(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	defer rt.Close(ctx)
 	defer p.Close()
+	// An upload is a zip, which cannot hold what pack refuses (a symbolic link under assets/), so
+	// validate refuses it too, in pack's words.
+	if _, err := os.Stat(filepath.Join(pos[0], subako.ManifestFile)); err == nil {
+		if _, err := packageFiles(pos[0]); err != nil {
+			fmt.Fprintf(stderr, "error: %s: %v\n", pos[0], err)
+			return exitError
+		}
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(stderr, "warning: %s: %s\n", pos[0], w)
+	}
 	names := make([]string, len(tools))
 	for i, t := range tools {
 		names[i] = t.Name
 	}
 	if *asJSON {
-		b, _ := json.Marshal(map[string]any{"ok": true, "name": p.Manifest.Name, "abi": p.Manifest.ABI, "tools": names})
+		warns := p.Warnings
+		if warns == nil {
+			warns = []string{}
+		}
+		b, _ := json.Marshal(map[string]any{"ok": true, "name": p.Manifest.Name, "abi": p.Manifest.ABI, "tools": names, "warnings": warns})
 		fmt.Fprintf(stdout, "%s\n", b)
 		return 0
 	}
@@ -197,6 +226,7 @@ func functionCall(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	limits := subako.DefaultCallLimits()
 	timeout := c.Duration("timeout", limits.Deadline, "wall-clock deadline of the call, a `DURATION` such as 30s")
 	fuel := c.Uint64("fuel", limits.Fuel, "fuel for the call: `N` wasm instructions")
+	fuelProfile := c.String("fuel-profile", "", "write where the call's fuel went, by wasm function and call stack, to `FILE` (pprof format: go tool pprof -http :8080 FILE)")
 	maxMem := sizeFlag(limits.MemoryBytes)
 	c.Var(&maxMem, "max-memory", "largest size of the module's memory, a `SIZE` such as 256MiB")
 	budget := sizeFlag(subako.DefaultWriteBudget)
@@ -214,6 +244,9 @@ func functionCall(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		return c.usageErr("want PKG TOOL [ARGS], got %d arguments", len(pos))
 	}
 	limits.Deadline, limits.Fuel, limits.MemoryBytes = *timeout, *fuel, uint64(maxMem)
+	if msg := zeroLimitFlag(limits); msg != "" {
+		return c.usageErr("%s", msg)
+	}
 	if err := limits.Validate(); err != nil {
 		return c.usageErr("%v", err)
 	}
@@ -226,7 +259,8 @@ func functionCall(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		opts.Skills = append(opts.Skills, subako.Skill{Name: name, Dir: dir})
 	}
 	for _, h := range hosts {
-		if strings.Contains(h, "://") || strings.ContainsAny(h, "/?#") {
+		// A CIDR range has a '/' too, but is no URL: egress.NewPolicy names it below.
+		if _, err := netip.ParsePrefix(h); err != nil && (strings.Contains(h, "://") || strings.ContainsAny(h, "/?#")) {
 			return c.usageErr("--allow-host %q: give a host name pattern (api.example.com, *.example.com), not a URL; subako_http always uses https", h)
 		}
 	}
@@ -239,12 +273,13 @@ func functionCall(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	var callArgs json.RawMessage
 	if len(pos) == 3 {
-		b, err := readArgsSource(pos[2], stdin)
-		if err != nil {
-			return c.usageErr("ARGS %s: %v", pos[2], err)
-		}
-		if err := checkArgsJSON(b); err != nil {
-			return c.usageErr("ARGS: %v", err)
+		b, err := readArgs(ctx, pos[2], stdin)
+		switch {
+		case ctx.Err() != nil:
+			fmt.Fprintf(stderr, "error: interrupted\n")
+			return exitInterrupted
+		case err != nil:
+			return c.usageErr("%v", err)
 		}
 		callArgs = b
 	}
@@ -253,7 +288,14 @@ func functionCall(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	// spins before it answers tools/list.
 	discovery := limits
 	discovery.Deadline = min(limits.Deadline, subako.DiscoveryDeadline)
-	rt, p, tools, code := openPackage(ctx, pos[0], stderr, discovery)
+	var prof *engine.FuelProfile
+	if *fuelProfile != "" {
+		if err := checkProfilePath(*fuelProfile); err != nil {
+			return c.usageErr("%v", err)
+		}
+		prof = engine.NewFuelProfile()
+	}
+	rt, p, tools, code := openPackage(ctx, pos[0], stderr, discovery, prof != nil)
 	if code >= 0 {
 		return code
 	}
@@ -269,7 +311,16 @@ func functionCall(ctx context.Context, args []string, stdin io.Reader, stdout, s
 		fmt.Fprintf(stderr, "error: %s: unknown tool %q; the package's tools: %s\n", pos[0], pos[1], listOrNone(names))
 		return exitUsage
 	}
-	res, err := p.Call(ctx, pos[1], callArgs, opts)
+	callCtx := ctx
+	if prof != nil {
+		callCtx = withFuelProfile(ctx, prof) // the call only: discovery's fuel is not the tool's
+	}
+	res, err := p.Call(callCtx, pos[1], callArgs, opts)
+	if prof != nil {
+		if perr := writeFuelProfile(prof, *fuelProfile); perr != nil {
+			fmt.Fprintf(stderr, "error: %v\n", perr)
+		}
+	}
 	if err != nil {
 		return reportRunError(ctx, stderr, pos[0], err)
 	}
@@ -280,27 +331,6 @@ func functionCall(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	}
 	fmt.Fprintf(stdout, "%s\n", b)
 	return 0
-}
-
-// checkArgsJSON checks that b is one JSON object, and says where it is not.
-func checkArgsJSON(b []byte) error {
-	var v any
-	err := json.Unmarshal(b, &v)
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		line, col := lineCol(b, syn.Offset)
-		return fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, err)
-	case errors.As(err, &typ):
-		return err
-	case err != nil:
-		return err
-	}
-	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("arguments must be a JSON object, not %s", jsonKind(v))
-	}
-	return nil
 }
 
 func jsonKind(v any) string {
@@ -344,12 +374,15 @@ const functionPackUsage = `Usage: kobako function pack DIR -o PKG.zip
 Checks the package in DIR (manifest and module) and writes subako-package.json, module.wasm and
 assets/ to a zip. The zip is written next to PKG.zip under a temporary name and renamed into place
 once it loads, so a failed pack leaves PKG.zip as it was; an output that is one of the package's
-own files, or inside its assets/, is refused.
+own files, or inside its assets/, is refused. An existing PKG.zip is replaced only when it is a
+package zip (an earlier pack) and writable, and keeps its mode; --force replaces any other file,
+except one inside DIR.
 `
 
 func functionPack(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("kobako function pack", functionPackUsage, stdout, stderr)
 	out := c.String("o", "", "the zip `FILE` to write")
+	force := c.Bool("force", false, "replace an existing -o FILE even when it is not a package zip or is read-only (never a file inside DIR)")
 	pos, code := c.parse(args, true)
 	if code >= 0 {
 		return code
@@ -361,6 +394,9 @@ func functionPack(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return c.usageErr("-o PKG.zip is required")
 	}
 	dir := pos[0]
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return c.usageErr("%s is not a directory: pack zips a package directory (kobako function validate checks a zip)", dir)
+	}
 	rt, err := subako.New(ctx, subako.Config{})
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
@@ -373,7 +409,7 @@ func functionPack(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitError
 	}
 	p.Close()
-	n, err := packDir(ctx, rt, dir, *out)
+	n, err := packDir(ctx, rt, dir, *out, *force)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: pack: %v\n", err)
 		if errors.Is(err, errPackOutput) {
@@ -390,19 +426,28 @@ var errPackOutput = errors.New("the output would overwrite the package")
 
 // packDir zips the package dir into out: into a temporary file beside out, checked by loading it,
 // then renamed over out. out must not resolve (through symbolic links, "..", or a hard link) to a
-// file the zip reads, nor lie inside dir's assets/ (the next pack would nest it). Only the
-// temporary file is ever removed.
-func packDir(ctx context.Context, rt *subako.Runtime, dir, out string) (int, error) {
+// file the zip reads, nor lie inside dir's assets/ (the next pack would nest it), nor be an
+// existing file checkPackOutput protects. Only the temporary file is ever removed, and a replaced
+// out keeps its mode.
+func packDir(ctx context.Context, rt *subako.Runtime, dir, out string, force bool) (int, error) {
 	names, err := packageFiles(dir)
 	if err != nil {
 		return 0, err
 	}
-	if err := checkPackOutput(dir, names, out); err != nil {
+	if err := checkPackOutput(dir, names, out, force); err != nil {
 		return 0, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".kobako-pack-*.zip")
+	mode := os.FileMode(0o644) // CreateTemp makes 0600; a new zip is as readable as any file
+	if fi, err := os.Stat(out); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	// A pack killed before its rename left a temporary file named after out; this pack of the same
+	// out removes it, as only pack makes names of that shape.
+	tmpPrefix := ".kobako-pack-" + filepath.Base(out) + "."
+	cleanPackTemps(filepath.Dir(out), tmpPrefix)
+	tmp, err := packCreate(filepath.Dir(out), tmpPrefix)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("cannot create %s: directory %s: %v", out, filepath.Dir(out), errCause(err))
 	}
 	tmpName := tmp.Name()
 	done := false
@@ -411,16 +456,37 @@ func packDir(ctx context.Context, rt *subako.Runtime, dir, out string) (int, err
 			os.Remove(tmpName)
 		}
 	}()
-	if err := writePackageZip(dir, names, tmp); err != nil {
-		tmp.Close()
-		return 0, err
+	// The temporary name means nothing to the user: errors about it name out instead.
+	hide := func(err error) error {
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &pe) && pe.Path == tmpName:
+			return fmt.Errorf("cannot write %s: %v", out, pe.Err)
+		case !errors.As(err, &pe):
+			return fmt.Errorf("cannot write %s: %w", out, err)
+		}
+		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return 0, err
+	err = packStep("pack: write")
+	if err == nil {
+		err = writePackageZip(dir, names, tmp)
+	}
+	if err == nil {
+		err = packStep("pack: sync")
+	}
+	if err == nil {
+		// Flushed before the rename: otherwise a power loss could leave out naming an empty file.
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, hide(err)
 	}
 	f, err := os.Open(tmpName)
 	if err != nil {
-		return 0, err
+		return 0, hide(err)
 	}
 	fi, err := f.Stat()
 	if err == nil {
@@ -434,20 +500,83 @@ func packDir(ctx context.Context, rt *subako.Runtime, dir, out string) (int, err
 	if err != nil {
 		return 0, fmt.Errorf("the written zip does not load: %w", err)
 	}
-	// CreateTemp makes the file 0600; a package zip is as readable as any file the user creates.
-	if err := os.Chmod(tmpName, 0o644); err != nil {
-		return 0, err
+	if err := os.Chmod(tmpName, mode); err != nil {
+		return 0, hide(err)
 	}
-	if err := os.Rename(tmpName, out); err != nil {
-		return 0, err
+	err = packStep("pack: commit rename")
+	if err == nil {
+		err = os.Rename(tmpName, out)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cannot write %s: %v", out, errCause(err))
 	}
 	done = true
+	packStep("pack: sync dir")
+	// The zip is in place; a failed flush of its directory cannot undo that.
+	syncDir(filepath.Dir(out))
 	return len(names), nil
 }
 
+// packStep is nil outside tests, which set it to see the files between the steps of a pack, as a
+// process killed there would leave them, or to fail a step as a full disk would.
+var packStep = func(string) error { return nil }
+
+// packCreate creates pack's temporary file in dir: prefix and a random number.
+func packCreate(dir, prefix string) (*os.File, error) {
+	if err := packStep("pack: create temp"); err != nil {
+		return nil, err
+	}
+	return os.CreateTemp(dir, prefix+"*")
+}
+
+// cleanPackTemps removes the regular files in dir named prefix and digits, the temporary files of
+// packs killed before their rename.
+func cleanPackTemps(dir, prefix string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if rest, ok := strings.CutPrefix(n, prefix); ok && rest != "" && strings.Trim(rest, "0123456789") == "" && e.Type().IsRegular() {
+			os.Remove(filepath.Join(dir, n))
+		}
+	}
+}
+
+// syncDir flushes a directory's entries, so that a file renamed into it survives a power loss.
+// Windows cannot open a directory for that, and makes renames durable itself.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// errCause is the reason of a file system error without the path it carries, for a message that
+// names a better one.
+func errCause(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
+}
+
 // checkPackOutput refuses an output path that is one of the files names lists (relative to dir)
-// or lies inside dir's assets/, however the paths are spelled.
-func checkPackOutput(dir string, names []string, out string) error {
+// or lies inside dir's assets/, however the paths are spelled. An existing out that is not a
+// package zip, or is read-only, is refused unless force; inside dir, force does not help: a file
+// of the package's source (main.go) is never replaced by a zip.
+func checkPackOutput(dir string, names []string, out string, force bool) error {
 	outAbs, err := resolvePath(out)
 	if err != nil {
 		return err
@@ -479,7 +608,53 @@ func checkPackOutput(dir string, names []string, out string) error {
 			return fmt.Errorf("%w: %s is the package's own %s", errPackOutput, out, name)
 		}
 	}
+	if statErr != nil {
+		return nil
+	}
+	if !outInfo.Mode().IsRegular() {
+		return fmt.Errorf("%w: %s exists and is a %s, not a file", errPackOutput, out, fileKind(outInfo.Mode()))
+	}
+	dirAbs, err := resolvePath(dir)
+	if err != nil {
+		return err
+	}
+	inside := false
+	if rel, err := filepath.Rel(dirAbs, outAbs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		inside = true
+	}
+	switch {
+	case !isPackageZip(out) && inside:
+		return fmt.Errorf("%w: %s exists inside the package directory and is not a package zip; pack does not replace it", errPackOutput, out)
+	case !isPackageZip(out) && !force:
+		return fmt.Errorf("%w: %s exists and is not a package zip; pass --force to replace it", errPackOutput, out)
+	case outInfo.Mode().Perm()&0o200 == 0 && !force:
+		return fmt.Errorf("%w: %s is read-only; pass --force to replace it", errPackOutput, out)
+	}
 	return nil
+}
+
+// isPackageZip reports whether the file at p is a zip holding a package manifest at its root or
+// in its single top-level directory, as pack writes and Load reads: what an earlier pack left.
+func isPackageZip(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	zr, err := zip.NewReader(f, fi.Size())
+	if err != nil {
+		return false
+	}
+	for _, e := range zr.File {
+		if dir, base := path.Split(e.Name); base == subako.ManifestFile && strings.Count(dir, "/") <= 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // resolvePath is p made absolute with every symbolic link resolved, as far as p exists: a path

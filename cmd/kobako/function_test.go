@@ -25,7 +25,7 @@ func fixturePackage(t *testing.T, fixture string, assets map[string]string) stri
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "subako-package.json"), []byte(`{"abi":1,"name":"`+fixture+`","description":"d"}`), 0o644)
+	os.WriteFile(filepath.Join(dir, "subako-package.json"), []byte(`{"abi":1,"name":"`+filepath.Base(fixture)+`","description":"d"}`), 0o644)
 	os.WriteFile(filepath.Join(dir, "module.wasm"), wasm, 0o644)
 	for name, body := range assets {
 		p := filepath.Join(dir, "assets", name)
@@ -135,7 +135,9 @@ func TestFunction_Errors(t *testing.T) {
 		{[]string{"call", "example", "greet", "[1]"}, exitUsage, "arguments must be a JSON object"},
 		{[]string{"call", "--skill", "nodir", "example", "greet"}, exitUsage, "want NAME=DIR"},
 		{[]string{"call", "--allow-host", "*.com", "example", "greet"}, exitUsage, "--allow-host"},
-		{[]string{"call", "--fuel", "0", "example", "greet"}, exitUsage, "error"},
+		{[]string{"call", "--fuel", "0", "example", "greet"}, exitUsage, "error: --fuel 0 out of range"},
+		{[]string{"call", "--timeout", "0", "example", "greet"}, exitUsage, "error: --timeout 0s: want a positive duration"},
+		{[]string{"call", "--max-memory", "0", "example", "greet"}, exitUsage, "error: --max-memory 0: want at least one byte"},
 		{[]string{"pack", "example"}, exitUsage, "-o PKG.zip is required"},
 	}
 	for _, tt := range tests {

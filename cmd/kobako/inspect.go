@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/kobako/kobako/component/binary"
@@ -31,7 +30,7 @@ func inspectCommand(_ context.Context, args []string, _ io.Reader, stdout, stder
 		return c.usageErr("want one FILE.wasm, got %d arguments", len(pos))
 	}
 	name := pos[0]
-	b, err := os.ReadFile(name)
+	b, err := readWasmFile(name, maxWasmFileBytes)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return exitError

@@ -31,7 +31,7 @@ func (e *usageError) Unwrap() error { return e.err }
 // WAVE on stdout, one line, nothing when there are none.
 func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg preview1.Config, hc preview2.HTTPConfig, limits engine.Limits, trapUnknown bool, stdout io.Writer) (runStats, error) {
 	var st runStats
-	e, err := engine.New(ctx, engine.Config{})
+	e, err := newEngine(ctx)
 	if err != nil {
 		return st, err
 	}
@@ -91,7 +91,7 @@ func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, was
 	fn, err := in.Func(call.Func)
 	if err != nil {
 		if errors.Is(err, component.ErrNoExport) {
-			return "", &usageError{fmt.Errorf("--invoke %s: %w (exported functions: %s)", clipExpr(expr), err, listOrNone(componentFuncs(cc.Component())))}
+			return "", &usageError{fmt.Errorf("--invoke %s: %w (exported functions: %s)", clipExpr(expr), err, listOrNone(componentFuncs(cc.Decoded())))}
 		}
 		return "", err
 	}

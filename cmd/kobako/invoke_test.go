@@ -149,7 +149,7 @@ func TestInvokeErrors(t *testing.T) {
 			[]string{"deadline exceeded"}},
 		{"missing import", []string{"--invoke", "run(1)", hostWasm}, exitError,
 			[]string{"missing import: docs:host/api@0.2.1#", "provides WASI 0.2 and wasi:http to components, no other host interfaces"}},
-		{"component, no invoke", []string{calcWasm}, exitError,
+		{"component, no invoke", []string{calcWasm}, exitUsage,
 			[]string{"component does not export wasi:cli/run", "--invoke"}},
 		{"core unknown export", []string{"--invoke", "fibo(3)", fibWasm}, exitUsage,
 			[]string{`no exported function "fibo" (exported functions: fib, sumsq)`}},

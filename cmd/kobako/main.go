@@ -2,7 +2,7 @@
 //
 //	kobako run [flags] [FILE.wasm [ARGS...]]   run a WASI preview 1 command (an embedded example without FILE)
 //	kobako function SUBCOMMAND ...             run and check ABI 1 function packages
-//	kobako plugin SUBCOMMAND ...               manage ZeroClaw plugins
+//	kobako plugin SUBCOMMAND ...               manage and run ZeroClaw plugins
 //	kobako inspect FILE.wasm                   print a module's or component's imports and exports
 //	kobako mcp [flags] [PKG | NAME=PKG]...     serve packages and plugins to MCP clients
 //	kobako version                             print kobako's version
@@ -37,13 +37,16 @@ Usage:
   kobako run [flags] [FILE.wasm [ARGS...]]   run a WASI preview 1 command (an embedded example without FILE),
                                              or call an export of a module or component with --invoke 'f(1, "a")'
   kobako function SUBCOMMAND ...             ABI 1 function packages (validate, tools, call, pack); "example" is embedded
-  kobako plugin SUBCOMMAND ...               manage ZeroClaw plugins (list, search, install, remove, info, keygen, sign)
+  kobako plugin SUBCOMMAND ...               manage and run ZeroClaw plugins (list, search, install, remove, info,
+                                             keygen, sign, call, shell)
   kobako inspect FILE.wasm                   print a component's imports and exports as WIT (a core module's too)
   kobako mcp [flags] [PKG | NAME=PKG]...     serve packages and ZeroClaw tool plugins to MCP clients (stdio, or --http)
   kobako version                             print kobako's version
 
 Run 'kobako help COMMAND' or 'kobako COMMAND -h' for a command's flags.
 `
+
+const versionUsage = "Usage: kobako version\n\nPrints kobako's module version and, for a build from a git checkout, its commit.\n"
 
 // kobako runs one CLI invocation and returns its exit status; main is only the process glue, so
 // tests call this directly.
@@ -64,6 +67,14 @@ func kobako(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	case "inspect":
 		return inspectCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "version", "--version":
+		c := newCommand("kobako version", versionUsage, stdout, stderr)
+		pos, code := c.parse(args[1:], false)
+		if code >= 0 {
+			return code
+		}
+		if len(pos) > 0 {
+			return c.usageErr("unexpected argument %q", pos[0])
+		}
 		fmt.Fprintln(stdout, "kobako", version())
 		return 0
 	case "help", "-h", "-help", "--help":
@@ -72,8 +83,7 @@ func kobako(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			case "run", "function", "plugin", "inspect", "mcp":
 				return kobako(ctx, []string{args[1], "-h"}, stdin, stdout, stderr)
 			case "version":
-				fmt.Fprintln(stdout, "Usage: kobako version\n\nPrints kobako's module version and, for a build from a git checkout, its commit.")
-				return 0
+				return kobako(ctx, []string{"version", "-h"}, stdin, stdout, stderr)
 			}
 			fmt.Fprintf(stderr, "error: unknown command %q\nRun 'kobako help' for the commands.\n", args[1])
 			return 2

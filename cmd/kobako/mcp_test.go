@@ -6,12 +6,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,41 +96,7 @@ func mcpSession(t *testing.T, transport, era string) (*mcp.ClientSession, *locke
 		cmd.Stderr = logs
 		ct = &mcp.CommandTransport{Command: cmd}
 	case "http":
-		cmd := kobakoCmd(t, append(mcpArgs, "--http", "127.0.0.1:0")...)
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			cmd.Process.Signal(os.Interrupt)
-			done := make(chan struct{})
-			go func() { cmd.Wait(); close(done) }()
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
-				<-done
-			}
-		})
-		sc := bufio.NewScanner(stderr)
-		url := ""
-		for url == "" && sc.Scan() {
-			logs.Write(append(sc.Bytes(), '\n'))
-			if u, ok := strings.CutPrefix(sc.Text(), "kobako mcp: listening on "); ok {
-				url = u
-			}
-		}
-		if url == "" {
-			t.Fatalf("kobako mcp --http did not start:\n%s", logs)
-		}
-		go func() {
-			for sc.Scan() {
-				logs.Write(append(sc.Bytes(), '\n'))
-			}
-		}()
+		url := startMCPHTTP(t, logs, append(mcpArgs, "--http", "127.0.0.1:0")...)
 		ct = &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: era})
@@ -137,6 +108,93 @@ func mcpSession(t *testing.T, transport, era string) (*mcp.ClientSession, *locke
 		t.Fatalf("negotiated %s, want %s", got, era)
 	}
 	return cs, logs
+}
+
+// startMCPHTTP starts `kobako ARGS...` (an `mcp --http` command) as a child, stopped with Ctrl-C at
+// the end of the test, and returns its endpoint's URL once it listens.
+func startMCPHTTP(t *testing.T, logs *lockedBuffer, args ...string) string {
+	t.Helper()
+	cmd := kobakoCmd(t, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	sc := bufio.NewScanner(stderr)
+	url := ""
+	for url == "" && sc.Scan() {
+		logs.Write(append(sc.Bytes(), '\n'))
+		if u, ok := strings.CutPrefix(sc.Text(), "kobako mcp: listening on "); ok {
+			url = u
+		}
+	}
+	if url == "" {
+		t.Fatalf("kobako mcp --http did not start:\n%s", logs)
+	}
+	go func() {
+		for sc.Scan() {
+			logs.Write(append(sc.Bytes(), '\n'))
+		}
+	}()
+	return url
+}
+
+// TestMCPScaleOut: two `kobako mcp --http` processes behind a round-robin proxy of our own, with no
+// session affinity, serve a 2026-07-28 client.
+func TestMCPScaleOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts kobako processes")
+	}
+	var targets []*url.URL
+	for range 2 {
+		u, err := url.Parse(startMCPHTTP(t, &lockedBuffer{}, "mcp", "--no-plugins", "--http", "127.0.0.1:0", "example"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "" // the client's path, /mcp, passes through
+		targets = append(targets, u)
+	}
+	var next, first atomic.Int64
+	lb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := next.Add(1) % 2
+		if i == 0 {
+			first.Add(1)
+		}
+		p := httputil.NewSingleHostReverseProxy(targets[i])
+		p.FlushInterval = -1
+		r.Host = targets[i].Host
+		p.ServeHTTP(w, r)
+	}))
+	defer lb.Close()
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: lb.URL + "/mcp", MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for i := range 8 {
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "hello__greet", Arguments: map[string]string{"name": fmt.Sprint(i)}})
+		if err != nil || resultText(r) != fmt.Sprintf("Hello, %d!", i) {
+			t.Fatalf("call %d through the balancer: %v %v", i, r, err)
+		}
+	}
+	if n := next.Load(); first.Load() < 3 || n-first.Load() < 3 {
+		t.Fatalf("the balancer did not spread the requests: %d of %d to the first server", first.Load(), n)
+	}
 }
 
 func resultText(r *mcp.CallToolResult) string {
@@ -168,7 +226,7 @@ func TestMCP(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(lt.Tools) != 13 || lt.Tools[0].Name != "hello__greet" || lt.Tools[1].Name != "mcptest__crash" {
+				if len(lt.Tools) != 14 || lt.Tools[0].Name != "hello__greet" || lt.Tools[1].Name != "mcptest__crash" {
 					t.Fatalf("tools: %d, first %q", len(lt.Tools), lt.Tools[0].Name)
 				}
 				calls := []struct {
@@ -180,7 +238,7 @@ func TestMCP(t *testing.T) {
 					{"hello__greet", map[string]string{"name": "Ada"}, false, "Hello, Ada!"},
 					{"mcptest__echo", map[string]int{"n": 1}, false, `{"n":1}`},
 					{"mcptest__fail", nil, true, "the tool failed on purpose"},
-					{"mcptest__crash", nil, true, "The function crashed: it trapped (unreachable in function $47).\nLast stderr output:\noops"},
+					{"mcptest__crash", nil, true, "The function crashed: it trapped (unreachable in function $49).\nLast stderr output:\noops"},
 					{"mcptest__picture", nil, false, "a picture|[image image/png 70 bytes]"},
 					{"mcptest__test_image_content", nil, false, "[image image/png 70 bytes]"},
 					{"mcptest__test_error_handling", nil, true, "This tool intentionally returns an error for testing"},
@@ -256,6 +314,8 @@ func TestMCP_Errors(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "config.toml")
 	os.WriteFile(cfg, []byte("[mcp]\ntimeout = 1\n"), 0o644)
+	zeroLimit := filepath.Join(dir, "zero.toml")
+	os.WriteFile(zeroLimit, []byte("[mcp.limits]\ntimeout_ms = 0\n"), 0o644)
 	tests := []struct {
 		args []string
 		code int
@@ -268,6 +328,25 @@ func TestMCP_Errors(t *testing.T) {
 		{[]string{"mcp", "--no-plugins", "example", "example"}, exitError, `"hello__greet" would name both`},
 		{[]string{"mcp", "--no-plugins", "--allow-host", "*.com", "example"}, exitUsage, "allow_hosts"},
 		{[]string{"mcp", "--no-plugins", "--http", "127.0.0.1:0", "--token-file", filepath.Join(dir, "none"), "example"}, exitUsage, "--token-file"},
+		{[]string{"mcp", "--config", zeroLimit}, exitError, "mcp.limits.timeout_ms = 0"},
+		{[]string{"mcp", "--no-plugins", "--fuel", "0", "example"}, exitUsage, "--fuel must be at least 1"},
+		{[]string{"mcp", "--no-plugins", "--max-memory", "0", "example"}, exitUsage, "--max-memory 0: want at least one byte"},
+		{[]string{"mcp", "--no-plugins", "--max-concurrent-calls", "0", "example"}, exitUsage, "--max-concurrent-calls must be at least 1"},
+		// P15: only failing packages are an error, not a silent empty server.
+		{[]string{"mcp", "--no-plugins", filepath.Join(dir, "nonexistent")}, exitError, "no tools to serve: skipped package"},
+		{[]string{"mcp", "--no-plugins", "we ird/na:me=wordcount"}, exitUsage, `the source name "we ird/na:me"`},
+		// P16: directories that do not exist.
+		{[]string{"mcp", "--no-plugins", "--volume", filepath.Join(dir, "nonexistent"), "example"}, exitUsage, "--volume " + filepath.Join(dir, "nonexistent") + ": no such directory"},
+		{[]string{"mcp", "--data", cfg, "example"}, exitUsage, "--data " + cfg + ": not a directory"},
+		{[]string{"mcp", "--plugins-dir", filepath.Join(dir, "nonexistent"), "example"}, exitUsage, "--plugins-dir"},
+		// P22: --http and the flags that go with it.
+		{[]string{"mcp", "--no-plugins", "--http", "bogus", "example"}, exitUsage, "the port must be a number"},
+		{[]string{"mcp", "--no-plugins", "--http", "99999", "example"}, exitUsage, "from 0 to 65535"},
+		{[]string{"mcp", "--no-plugins", "--token-file", cfg, "example"}, exitUsage, "--token-file applies to --http only"},
+		{[]string{"mcp", "--no-plugins", "--strict-protocol-header", "example"}, exitUsage, "--strict-protocol-header applies to --http only"},
+		{[]string{"mcp", "--no-plugins", "--http", "0", "--http-origin", "not a url", "example"}, exitUsage, "--http-origin"},
+		{[]string{"mcp", "--no-plugins", "--http", "0", "--http-host", "", "example"}, exitUsage, "--http-host"},
+		{[]string{"mcp", "--no-plugins", "--http", "0", "--http-host", "https://x.example", "example"}, exitUsage, "--http-host"},
 	}
 	for _, tt := range tests {
 		var out, errb bytes.Buffer
@@ -279,6 +358,74 @@ func TestMCP_Errors(t *testing.T) {
 	}
 }
 
+// TestMCPRawStdio sends `kobako mcp` the bytes shipping clients send, bad lines among them: every
+// line is answered (P1, P21), and the process exits 0 at the end of its input.
+func TestMCPRawStdio(t *testing.T) {
+	cmd := kobakoCmd(t, "mcp", "--no-plugins", "example")
+	cmd.Stdin = strings.NewReader(strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`,
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}`,
+		`{not json`,
+		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
+		`{"jsonrpc":"2.0","id":2,"method":"prompts/list"}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"hello__greet","arguments":{"name":"Ada"}}}`,
+	}, "\n") + "\n")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	want := []string{`"supportedVersions":["2026-07-28"`, `"protocolVersion":"2025-11-25"`, `"code":-32700`, `batches are not supported`, `"code":-32601`, `Hello, Ada!`}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d answers:\n%s", len(lines), out)
+	}
+	// Answers may come in any order, as JSON-RPC allows: the front answers bad lines itself.
+	for _, w := range want {
+		if !strings.Contains(string(out), w) {
+			t.Errorf("no answer has %s:\n%s", w, out)
+		}
+	}
+}
+
+// TestMCPInterrupt: Ctrl-C ends `kobako mcp` with 130 on both transports, without an ERROR record
+// (P6), and listening beyond loopback is warned about (P22).
+func TestMCPInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts kobako processes")
+	}
+	for _, args := range [][]string{{"mcp", "--no-plugins", "example"}, {"mcp", "--no-plugins", "--http", "0.0.0.0:0", "example"}} {
+		t.Run(strings.Join(args[2:], " "), func(t *testing.T) {
+			cmd := kobakoCmd(t, args...)
+			stdin, _ := cmd.StdinPipe()
+			defer stdin.Close()
+			var stderr lockedBuffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for !strings.Contains(stderr.String(), "serving tools") {
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
+			cmd.Process.Signal(os.Interrupt)
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+				t.Fatalf("exit %v, want %d\n%s", err, exitInterrupted, stderr.String())
+			}
+			if strings.Contains(stderr.String(), "level=ERROR") {
+				t.Fatalf("Ctrl-C logged an error:\n%s", stderr.String())
+			}
+			if beyond := strings.Contains(args[len(args)-2], "0.0.0.0"); beyond != strings.Contains(stderr.String(), "listening beyond loopback") {
+				t.Fatalf("beyond loopback %v, log:\n%s", beyond, stderr.String())
+			}
+		})
+	}
+}
+
 func TestSplitNamedPackage(t *testing.T) {
 	dir := t.TempDir()
 	odd := filepath.Join(dir, "a=b")
@@ -286,17 +433,21 @@ func TestSplitNamedPackage(t *testing.T) {
 	tests := []struct {
 		arg, name, path string
 		bare            bool
+		problem         string
 	}{
-		{"pkg.zip", "", "pkg.zip", false},
-		{"w=pkgs/weather.zip", "w", "pkgs/weather.zip", false},
-		{"=pkgs/weather.zip", "", "pkgs/weather.zip", true},
-		{"./x=y", "", "./x=y", false},
-		{odd, "", odd, false},
+		{"pkg.zip", "", "pkg.zip", false, ""},
+		{"w=pkgs/weather.zip", "w", "pkgs/weather.zip", false, ""},
+		{"=pkgs/weather.zip", "", "pkgs/weather.zip", true, ""},
+		{odd, "", odd, false, ""},
+		// Neither a file nor NAME=PKG: a typo in a client's args is an error, not a missing path.
+		{"./x=y", "", "", false, `the source name "./x" may hold only`},
+		{"we ird/na:me=wordcount", "", "", false, `the source name "we ird/na:me"`},
+		{"w=", "", "", false, "names no package"},
 	}
 	for _, tt := range tests {
-		n, p, b := splitNamedPackage(tt.arg)
-		if n != tt.name || p != tt.path || b != tt.bare {
-			t.Errorf("%q: %q %q %v", tt.arg, n, p, b)
+		n, p, b, problem := splitNamedPackage(tt.arg)
+		if n != tt.name || p != tt.path || b != tt.bare || !strings.Contains(problem, tt.problem) || (tt.problem == "") != (problem == "") {
+			t.Errorf("%q: %q %q %v %q", tt.arg, n, p, b, problem)
 		}
 	}
 	if got := listenAddr("8765"); got != "127.0.0.1:8765" {
@@ -358,5 +509,25 @@ func TestMCPZeroClaw(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 		})
+	}
+}
+
+// TestMCPHelpPlaceholders: `kobako mcp -h` names its flag values as the other commands do
+// (N, SIZE, FILE, DIR, …), not by Go type (uint, value, file, directory) (P29).
+func TestMCPHelpPlaceholders(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := kobako(context.Background(), []string{"mcp", "-h"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, line := range strings.Split(out.String(), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && strings.HasPrefix(f[0], "-") && f[1] != strings.ToUpper(f[1]) {
+			t.Errorf("flag %s shows its value as %q", f[0], f[1])
+		}
+	}
+	for _, want := range []string{"-fuel N", "-max-body SIZE", "-config FILE", "-data DIR", "-max-concurrent-calls N", "-strict-protocol-header"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("help lacks %q:\n%s", want, out.String())
+		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/kobako/kobako/zeroclaw"
 	"github.com/kobako/kobako/zeroclaw/manifest"
 	"github.com/kobako/kobako/zeroclaw/registry"
+	zcrt "github.com/kobako/kobako/zeroclaw/runtime"
 	"github.com/kobako/kobako/zeroclaw/signature"
 )
 
@@ -29,11 +32,13 @@ Subcommands:
   list                      list installed plugins and why any were skipped
   search QUERY              search the registry by name and description
   install SOURCE            install a local directory or manifest.toml, or a registry NAME[@VERSION]
+  update SOURCE             replace an installed plugin with the version at SOURCE (same sources as install)
   remove NAME               remove an installed plugin
   info NAME|PATH            show a plugin's manifest, signature, permissions, config schema and config key,
                             and for an installed plugin its world's metadata (tool name, description
                             and schema; channel or memory name and capability flags)
-  call NAME ARGS_JSON       run a tool plugin's execute once; stdout is the tool result as one JSON line
+  call NAME ARGS            run a tool plugin's execute once with ARGS (a JSON object, "-" for stdin or
+                            @FILE); stdout is the tool result as one JSON line
   shell NAME                load a channel or memory plugin once and answer WAVE calls read from stdin,
                             one per line (channels also take "inbound <host-inbound-message>")
   keygen [--out FILE]       create an Ed25519 publisher key
@@ -62,18 +67,31 @@ call and shell flags:
 Run 'kobako plugin SUBCOMMAND -h' for a subcommand's flags.
 `
 
-// Exit statuses of the plugin command.
-const (
-	pluginExitOK    = 0
-	pluginExitError = 1
-	pluginExitUsage = 2
-)
-
 // pluginStrings is a repeatable string flag.
 type pluginStrings []string
 
 func (s *pluginStrings) String() string     { return strings.Join(*s, ",") }
 func (s *pluginStrings) Set(v string) error { *s = append(*s, v); return nil }
+
+// pluginKeys is the repeatable --trusted-key flag: each value must be an Ed25519 public key in
+// hex, so a typo is a usage error instead of a key that silently matches nothing.
+type pluginKeys []string
+
+func (s *pluginKeys) String() string { return strings.Join(*s, ",") }
+func (s *pluginKeys) Set(v string) error {
+	if err := checkTrustedKey(v); err != nil {
+		return err
+	}
+	*s = append(*s, v)
+	return nil
+}
+
+func checkTrustedKey(v string) error {
+	if _, err := signature.DecodePublicKey(v); err != nil || len(v) != 2*ed25519.PublicKeySize {
+		return fmt.Errorf("want %d hex characters (an Ed25519 public key, as keygen prints it), got %q", 2*ed25519.PublicKeySize, v)
+	}
+	return nil
+}
 
 // pluginEnv is one invocation's flags and streams.
 type pluginEnv struct {
@@ -110,12 +128,12 @@ func pluginUsageErrorf(format string, args ...any) error {
 func pluginCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, pluginUsage)
-		return pluginExitUsage
+		return exitUsage
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, pluginUsage)
-		return pluginExitOK
+		return 0
 	}
 	var sub *pluginSub
 	for i := range pluginSubs {
@@ -125,7 +143,7 @@ func pluginCommand(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	}
 	if sub == nil {
 		fmt.Fprintf(stderr, "error: unknown plugin subcommand %q\nRun 'kobako plugin -h' for usage.\n", args[0])
-		return pluginExitUsage
+		return exitUsage
 	}
 	e := &pluginEnv{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	line := "Usage: kobako plugin " + sub.name + " [flags]"
@@ -137,7 +155,7 @@ func pluginCommand(ctx context.Context, args []string, stdin io.Reader, stdout, 
 		fs.StringVar(&e.config, "config", "", "kobako config `FILE` (default $KOBAKO_CONFIG or ~/.kobako/config.toml); it must exist")
 		fs.StringVar(&e.pluginsDir, "plugins-dir", "", "plugins `DIR` (default from the config, else ~/.kobako/plugins)")
 		fs.StringVar(&e.signatureMode, "signature-mode", "", "signature `MODE`: disabled, permissive or strict (default from the config)")
-		fs.Var(&e.trustedKeys, "trusted-key", "trust a publisher key given in `HEX` (repeatable)")
+		fs.Var((*pluginKeys)(&e.trustedKeys), "trusted-key", "trust a publisher key given in `HEX` (repeatable)")
 	}
 	if sub.registry {
 		fs.StringVar(&e.registry, "registry", "", "registry index `URL|PATH`")
@@ -154,15 +172,24 @@ func pluginCommand(ctx context.Context, args []string, stdin io.Reader, stdout, 
 	var ue *pluginUsageError
 	switch {
 	case err == nil:
-		return pluginExitOK
+		return 0
 	case errors.As(err, &ue):
 		return fs.usageErr("%s", ue.msg)
 	case ctx.Err() != nil:
 		fmt.Fprintf(stderr, "error: interrupted\n")
 		return exitInterrupted
 	default:
-		fmt.Fprintf(stderr, "error: %v\n", err)
-		return pluginExitError
+		reportPluginError(stderr, err)
+		return exitError
+	}
+}
+
+// reportPluginError prints err once, then, for a trap, the end of the guest's stderr output, as
+// function call does for a crashed module: a JavaScript plugin's exception is only there.
+func reportPluginError(stderr io.Writer, err error) {
+	fmt.Fprintf(stderr, "error: %v\n", err)
+	if tail := zcrt.GuestStderr(err); tail != "" {
+		fmt.Fprintf(stderr, "last stderr output of the plugin:\n%s\n", strings.TrimRight(tail, "\n"))
 	}
 }
 
@@ -170,9 +197,10 @@ var pluginSubs = []pluginSub{
 	{name: "list", help: "List the plugins in the plugins directory: admitted plugins, and the directories discovery skipped with the reason.", host: true, run: pluginList},
 	{name: "search", args: "QUERY", help: "Search the registry index: a case-insensitive match on plugin names and descriptions. Nothing is installed or run.", registry: true, run: pluginSearch},
 	{name: "install", args: "SOURCE", help: "Install a plugin from a local directory, manifest.toml path or .zip archive, or a registry NAME or\nNAME@VERSION (a bare name takes the index's last matching entry). The same checks apply either way,\nthe wasm included: it must be a component exporting the worlds the capabilities name, and match\nthe manifest's wasm_sha256 when it pins one.", host: true, registry: true, run: pluginInstall},
+	{name: "update", args: "SOURCE", help: "Replace an installed plugin with the plugin at SOURCE (any source install takes), after the checks\ninstall makes. The new version is copied beside the old one and swapped in at once: until then the old\nversion stays, and an update that fails or is interrupted leaves it in place.", host: true, registry: true, run: pluginUpdate},
 	{name: "remove", args: "NAME", help: "Remove an installed plugin (or a plugin directory that failed discovery).", host: true, run: pluginRemove},
 	{name: "info", args: "NAME|PATH", help: "Show an installed plugin, or check a local plugin directory without installing it. A signature\ncovers the manifest; it covers the wasm too when the manifest pins it with wasm_sha256.", host: true, run: pluginInfo},
-	{name: "call", args: "NAME ARGS_JSON", help: "Run a tool plugin's execute once, in a fresh instance, with the config of its [[plugins.entries]] section.\nstdout is exactly one JSON line, the tool result; a guest error, trap or limit is one error: line on stderr.", host: true, run: pluginCall, flags: pluginRunFlagSet},
+	{name: "call", args: "NAME ARGS", help: "Run a tool plugin's execute once, in a fresh instance, with the config of its [[plugins.entries]] section.\nARGS is a JSON object, \"-\" to read it from stdin, or @FILE to read it from FILE; it is checked before the\nplugin is loaded. stdout is exactly one JSON line, the tool result; a guest error, trap or limit is one\nerror: line on stderr. Exit status: 0 when the call completed, 1 for a guest error, trap or limit,\n2 for a usage mistake (malformed ARGS, a zero limit), 130 when interrupted.", host: true, run: pluginCall, flags: pluginRunFlagSet},
 	{name: "shell", args: "NAME", help: "Load a channel or memory plugin once and answer, in order, one stdout line per stdin line:\na WAVE call of a plugin function by its WIT name (store-entry(\"k\", \"v\", core, none)), answered with the\nWAVE result or error: …. Channels also take `inbound <WAVE host-inbound-message>` (answered `queued N`)\nand print every message their listen loop polls as `message <WAVE inbound-message>`.", host: true, run: pluginShell, flags: pluginRunFlagSet},
 	{name: "keygen", help: "Create an Ed25519 publisher key. The private key (PKCS#8 PEM) goes to --out, or to stdout without it;\nthe public key is printed as hex for publisher_key and trusted_publisher_keys.", run: pluginKeygen,
 		flags: func(fs *flag.FlagSet) {
@@ -222,6 +250,12 @@ func (e *pluginEnv) hostConfig() (*zeroclaw.Config, string, zeroclaw.Options, er
 	}
 	if e.signatureMode != "" {
 		opts.SignatureMode, warning = signature.ResolveMode(e.signatureMode)
+	}
+	for _, k := range e.trustedKeys {
+		// The plugin commands check this while parsing flags; other callers of hostConfig get it here.
+		if err := checkTrustedKey(k); err != nil {
+			return nil, "", zeroclaw.Options{}, fmt.Errorf("--trusted-key: %v", err)
+		}
 	}
 	opts.TrustedKeys = append(append([]string(nil), opts.TrustedKeys...), e.trustedKeys...)
 	if warning != "" {
@@ -289,8 +323,13 @@ func pluginList(e *pluginEnv, _ *flag.FlagSet, args []string) error {
 	}
 	e.reportDiscovery(h)
 	plugins := h.Plugins()
+	defer pluginListRejected(e.stdout, h)
 	if len(plugins) == 0 {
-		fmt.Fprintf(e.stdout, "No plugins installed in %s.\n", h.PluginsDir())
+		if len(h.Rejected()) == 0 {
+			fmt.Fprintf(e.stdout, "No plugins installed in %s.\n", h.PluginsDir())
+		} else {
+			fmt.Fprintf(e.stdout, "No plugins admitted in %s (signature_mode %s).\n", h.PluginsDir(), opts.SignatureMode)
+		}
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "Installed plugins in %s (signature_mode %s):\n", h.PluginsDir(), opts.SignatureMode)
@@ -321,6 +360,22 @@ func pluginList(e *pluginEnv, _ *flag.FlagSet, args []string) error {
 		}
 	}
 	return nil
+}
+
+// pluginListRejected lists, after the admitted plugins, the directories discovery refused and
+// why: a plugin refused for its signature is installed, and "no plugins" would hide it.
+func pluginListRejected(w io.Writer, h *zeroclaw.Host) {
+	if len(h.Rejected()) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Not admitted:\n")
+	for _, r := range h.Rejected() {
+		name := r.Name
+		if name == "" {
+			name = filepath.Base(r.Dir)
+		}
+		fmt.Fprintf(w, "  %s (%s): %v\n", name, r.Dir, r.Err)
+	}
 }
 
 func nonNilWarnings(w []zeroclaw.Warning) []zeroclaw.Warning {
@@ -388,6 +443,14 @@ func pluginRegistryHint(flagValue string) string {
 }
 
 func pluginInstall(e *pluginEnv, _ *flag.FlagSet, args []string) error {
+	return pluginInstallOrUpdate(e, args, false)
+}
+
+func pluginUpdate(e *pluginEnv, _ *flag.FlagSet, args []string) error {
+	return pluginInstallOrUpdate(e, args, true)
+}
+
+func pluginInstallOrUpdate(e *pluginEnv, args []string, update bool) error {
 	if err := pluginWantArgs(args, 1, "a SOURCE"); err != nil {
 		return err
 	}
@@ -400,7 +463,11 @@ func pluginInstall(e *pluginEnv, _ *flag.FlagSet, args []string) error {
 	if !e.json && !zeroclaw.IsLocalSource(args[0]) && !registry.IsURL(args[0]) {
 		fmt.Fprintf(e.stderr, "Resolving %s in %s...\n", args[0], ro.Location)
 	}
-	res, err := h.InstallSource(e.ctx, args[0], ro)
+	install, verb := h.InstallSource, "Installed"
+	if update {
+		install, verb = h.UpdateSource, "Updated"
+	}
+	res, err := install(e.ctx, args[0], ro)
 	progress.finish(err == nil)
 	if err != nil {
 		return err
@@ -423,7 +490,10 @@ func pluginInstall(e *pluginEnv, _ *flag.FlagSet, args []string) error {
 		return e.writeJSON(map[string]any{"installed": p.Describe(opts.TrustedKeys), "registry_entry": res.Entry,
 			"config_file": cfgPath, "seeded_entries": pluginNonNil(seeded), "seed_errors": pluginNonNil(seedErrs)})
 	}
-	fmt.Fprintf(e.stdout, "Installed %s v%s into %s\n", p.Name(), p.Manifest.Version, p.Dir)
+	fmt.Fprintf(e.stdout, "%s %s v%s into %s\n", verb, p.Name(), p.Manifest.Version, p.Dir)
+	if odd := pluginUnexpectedKeys(p.Describe(opts.TrustedKeys).UnknownKeys); len(odd) > 0 {
+		fmt.Fprintf(e.stderr, "warning: manifest keys that neither ZeroClaw nor kobako interpret (kept, and signed; misspelt?): %s\n", strings.Join(odd, ", "))
+	}
 	if p.Signature.Warning != "" {
 		fmt.Fprintf(e.stderr, "warning: %s\n", p.Signature.Warning)
 	}
@@ -447,6 +517,18 @@ func pluginInstall(e *pluginEnv, _ *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// pluginUnexpectedKeys drops, from a manifest's uninterpreted keys, the ones the public registry's
+// manifests carry on purpose (ZeroClaw ignores them too); the rest are worth a warning.
+func pluginUnexpectedKeys(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if k != "provides" && k != "sender_match" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 func pluginNonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -457,6 +539,9 @@ func pluginNonNil(s []string) []string {
 func pluginRemove(e *pluginEnv, _ *flag.FlagSet, args []string) error {
 	if err := pluginWantArgs(args, 1, "a plugin NAME"); err != nil {
 		return err
+	}
+	if args[0] == "" {
+		return pluginUsageErrorf("a plugin NAME is required, not an empty string ('kobako plugin list' shows the names)")
 	}
 	h, _, _, _, err := e.openHost()
 	if err != nil {
@@ -483,12 +568,8 @@ func pluginInfo(e *pluginEnv, _ *flag.FlagSet, args []string) error {
 	p, ok := h.Plugin(args[0])
 	if !ok {
 		if !zeroclaw.IsLocalSource(args[0]) {
-			for _, r := range h.Rejected() {
-				if strings.HasSuffix(r.Dir, string(os.PathSeparator)+args[0]) {
-					return fmt.Errorf("plugin %s was skipped at discovery: %w", args[0], r.Err)
-				}
-			}
-			return fmt.Errorf("%w: %s", zeroclaw.ErrNotFound, args[0])
+			_, err := h.Lookup(args[0])
+			return err
 		}
 		if p, err = zeroclaw.Inspect(args[0], opts); err != nil {
 			return err
@@ -586,6 +667,12 @@ func pluginPrintInfo(w io.Writer, info zeroclaw.Info, mode signature.Mode) {
 	}
 	for _, k := range info.InstanceKeys {
 		fmt.Fprintf(w, "Config entry key (%s, binding %q): %s\n", k.Capability, k.Binding, k.Key)
+	}
+	for _, k := range info.InstanceKeys {
+		// The row an operator needs for config values or network access, which nothing else shows.
+		egress := slices.Contains(info.Permissions, manifest.PermissionHTTPClient)
+		fmt.Fprintf(w, "Config entry row (%s, binding %q), to paste into the kobako config:\n%s\n", k.Capability, k.Binding,
+			zeroclaw.EntryRow(k.Key, info.ConfigProperties, egress))
 	}
 	if len(info.InstanceKeys) == 0 {
 		for _, c := range info.Capabilities {

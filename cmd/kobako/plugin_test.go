@@ -13,8 +13,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/kobako/kobako/zeroclaw"
 )
 
 type pluginResult struct {
@@ -339,5 +344,195 @@ func TestPluginProgress(t *testing.T) {
 	p.finish(true)
 	if s := plain.String(); s != "Downloading plugin archive...\nDownloaded 3.0 MiB.\n" {
 		t.Errorf("plain lines = %q", s)
+	}
+}
+
+// A plugin refused for its signature is named with the reason by call, shell, info and list,
+// never reported as missing; a garbage signature reads as malformed, not as an untrusted key.
+func TestPluginCommand_SignatureReasons(t *testing.T) {
+	cfg := pluginRunSetup(t, "")
+	dir := filepath.Join(filepath.Dir(cfg[1]), "plugins")
+	keyFile := filepath.Join(t.TempDir(), "k1.pem")
+	r := runPluginCLI(t, "keygen", "--out", keyFile, "--json")
+	var k1 map[string]string
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &k1) != nil {
+		t.Fatalf("keygen: %+v", r)
+	}
+	r = runPluginCLI(t, "keygen", "--json")
+	var k2 map[string]string
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &k2) != nil {
+		t.Fatalf("keygen: %+v", r)
+	}
+	for _, p := range []string{"gotool", "mem"} {
+		if r := runPluginCLI(t, "sign", filepath.Join(dir, p), "--key", keyFile); r.code != 0 {
+			t.Fatalf("sign %s: %+v", p, r)
+		}
+	}
+	// mem: signed by K1, then its version edited, so the signature no longer verifies.
+	memManifest := filepath.Join(dir, "mem", "manifest.toml")
+	b, _ := os.ReadFile(memManifest)
+	pluginWriteFile(t, memManifest, strings.Replace(string(b), `version = "0.1.0"`, `version = "0.1.1"`, 1))
+	strict := func(key string) []string {
+		return append([]string{"--signature-mode", "strict", "--trusted-key", key}, cfg...)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  *string // where to look
+		want []string
+	}{
+		{"call untrusted", append([]string{"call", "gotool", `{}`}, strict(k2["public_key"])...), 1, nil,
+			[]string{"plugin gotool (" + filepath.Join(dir, "gotool") + ") was skipped at discovery: plugin 'gotool' signed by untrusted publisher key"}},
+		{"call unsigned", append([]string{"call", "misbehave", `{}`}, strict(k1["public_key"])...), 1, nil,
+			[]string{"plugin misbehave (", "is unsigned and signature verification is required"}},
+		{"shell bad signature", append([]string{"shell", "mem"}, strict(k1["public_key"])...), 1, nil,
+			[]string{"plugin mem (", "invalid plugin signature", "Ed25519 signature verification failed"}},
+		{"info untrusted", append([]string{"info", "gotool"}, strict(k2["public_key"])...), 1, nil,
+			[]string{"was skipped at discovery", "untrusted publisher key"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runPluginCLI(t, tc.args...)
+			if r.code != tc.code || strings.Contains(r.stderr, "plugin not found") {
+				t.Fatalf("code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr %q lacks %q", r.stderr, w)
+				}
+			}
+		})
+	}
+	r = runPluginCLI(t, append([]string{"list"}, strict(k2["public_key"])...)...)
+	if r.code != 0 || strings.Contains(r.stdout, "No plugins installed") || !strings.Contains(r.stdout, "Not admitted:\n") ||
+		!strings.Contains(r.stdout, "  gotool ("+filepath.Join(dir, "gotool")+"): plugin 'gotool' signed by untrusted publisher key") ||
+		!strings.Contains(r.stdout, "  misbehave (") {
+		t.Errorf("list: code %d stdout %q", r.code, r.stdout)
+	}
+
+	// A garbage signature under permissive mode: malformed, not untrusted.
+	gotoolManifest := filepath.Join(dir, "gotool", "manifest.toml")
+	b, _ = os.ReadFile(gotoolManifest)
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "signature = ") {
+			lines[i] = `signature = "!!!notbase64"`
+		}
+	}
+	pluginWriteFile(t, gotoolManifest, strings.Join(lines, "\n"))
+	r = runPluginCLI(t, append([]string{"info", "gotool", "--signature-mode", "permissive"}, cfg...)...)
+	if r.code != 0 || !strings.Contains(r.stdout, "Signature:    INVALID (malformed signature: base64url decode error") || strings.Contains(r.stdout, "untrusted") ||
+		!strings.Contains(r.stdout, "plugin signature invalid; loading in permissive mode") {
+		t.Errorf("garbage signature: code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// --trusted-key takes only an Ed25519 public key in hex: anything else is a usage error naming
+// the flag.
+func TestPluginCommand_TrustedKey_Errors(t *testing.T) {
+	pluginIsolate(t)
+	dir := t.TempDir()
+	for _, key := range []string{"zzzz", "abcd", strings.Repeat("a", 63), strings.Repeat("g", 64), " " + strings.Repeat("a", 64)} {
+		r := runPluginCLI(t, "list", "--plugins-dir", dir, "--trusted-key", key)
+		if r.code != 2 || !strings.Contains(r.stderr, "--trusted-key") || !strings.Contains(r.stderr, "want 64 hex characters") {
+			t.Errorf("--trusted-key %q: %+v", key, r)
+		}
+	}
+	if r := runPluginCLI(t, "list", "--plugins-dir", dir, "--trusted-key", strings.Repeat("aB", 32)); r.code != 0 {
+		t.Errorf("a valid key: %+v", r)
+	}
+}
+
+// plugin info prints a [[plugins.entries]] row that parses as TOML and, pasted into the config,
+// is the plugin's entry: its key, the egress lists of an http_client plugin, its config table.
+func TestPluginInfo_EntryRow(t *testing.T) {
+	pluginIsolate(t)
+	work := t.TempDir()
+	tests := []struct {
+		name, manifest string
+		keys           []string // the row's keys, besides name
+		comments       []string
+	}{
+		{"http and config", strings.Replace(pluginCalendarManifest, `permissions = ["config_read", "file_read"]`, `permissions = ["config_read", "http_client"]`, 1),
+			[]string{"config", "egress_allow_private", "egress_hosts"}, []string{"# calendar_id = \"\"  # string", "# api_token = \"\"  # string, secret"}},
+		{"neither", "name = \"team-calendar\"\nversion = \"0.2.0\"\nwasm_path = \"team_calendar.wasm\"\ncapabilities = [\"tool\"]\n", nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(work, strings.ReplaceAll(tc.name, " ", "-"))
+			pluginWriteFile(t, filepath.Join(dir, "manifest.toml"), tc.manifest)
+			pluginWriteFile(t, filepath.Join(dir, "team_calendar.wasm"), pluginToolWasm(t))
+			r := runPluginCLI(t, "info", dir, "--plugins-dir", filepath.Join(work, "plugins"))
+			_, row, ok := strings.Cut(r.stdout, "Config entry row (tool, binding \"team-calendar\"), to paste into the kobako config:\n")
+			if r.code != 0 || !ok {
+				t.Fatalf("code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+			}
+			row, _, _ = strings.Cut(row, "\n\n")
+			var cfg struct {
+				Plugins struct {
+					Entries []map[string]any `toml:"entries"`
+				} `toml:"plugins"`
+			}
+			if _, err := toml.Decode(row, &cfg); err != nil || len(cfg.Plugins.Entries) != 1 {
+				t.Fatalf("row %q: %v", row, err)
+			}
+			e := cfg.Plugins.Entries[0]
+			if name, _ := e["name"].(string); !strings.HasPrefix(name, "zpi1_") || !strings.Contains(r.stdout, "Config entry key (tool, binding \"team-calendar\"): "+name+"\n") {
+				t.Errorf("name %v", e["name"])
+			}
+			var keys []string
+			for k := range e {
+				if k != "name" {
+					keys = append(keys, k)
+				}
+			}
+			slices.Sort(keys)
+			if !slices.Equal(keys, tc.keys) {
+				t.Errorf("keys %v, want %v, in %q", keys, tc.keys, row)
+			}
+			for _, c := range tc.comments {
+				if !strings.Contains(row, c) {
+					t.Errorf("row %q lacks %q", row, c)
+				}
+			}
+			// The row pasted into a config file is accepted as the plugin's entry.
+			cfgFile := filepath.Join(dir, "config.toml")
+			pluginWriteFile(t, cfgFile, "[plugins]\n"+row)
+			if _, err := zeroclaw.LoadConfig(cfgFile, false); err != nil {
+				t.Errorf("the pasted row: %v", err)
+			}
+		})
+	}
+}
+
+// install refuses a version that is not a version number, and warns about manifest keys nothing
+// interprets (a misspelling?), but not about the registry's own extra keys.
+func TestPluginInstall_VersionAndUnknownKeys(t *testing.T) {
+	pluginIsolate(t)
+	work := t.TempDir()
+	tests := []struct {
+		name, extra, version string
+		code                 int
+		stderr               string // "" for none
+	}{
+		{"bad version", "", "not-a-version", 1, "error: invalid manifest: plugin 'p' has version \"not-a-version\", which is not a version number"},
+		{"unknown key", "capabilites = [\"tool\"]\n", "0.1.0", 0, "warning: manifest keys that neither ZeroClaw nor kobako interpret (kept, and signed; misspelt?): capabilites\n"},
+		{"registry keys", "provides = \"calendar\"\nsender_match = \"exact\"\n", "0.1.0", 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := filepath.Join(work, strings.ReplaceAll(tc.name, " ", "-"))
+			plugins := filepath.Join(src, "plugins")
+			pluginWriteFile(t, filepath.Join(src, "manifest.toml"), "name = \"p\"\nversion = \""+tc.version+"\"\nwasm_path = \"p.wasm\"\ncapabilities = [\"tool\"]\n"+tc.extra)
+			pluginWriteFile(t, filepath.Join(src, "p.wasm"), pluginToolWasm(t))
+			r := runPluginCLI(t, "install", src, "--plugins-dir", plugins)
+			if r.code != tc.code || (tc.stderr == "" && r.stderr != "") || !strings.Contains(r.stderr, tc.stderr) {
+				t.Fatalf("code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(plugins, "p")); (err == nil) != (tc.code == 0) {
+				t.Errorf("installed: %v", err)
+			}
+		})
 	}
 }

@@ -31,6 +31,8 @@ type pluginRunFlags struct {
 	logFormat string
 	stdio     bool
 	snapshot  bool
+	// fuelSet and timeoutSet say the flag was given, so an explicit 0 is refused.
+	fuelSet, timeoutSet bool
 }
 
 var pluginRun = map[*flag.FlagSet]*pluginRunFlags{}
@@ -55,7 +57,28 @@ func pluginRunFlagsOf(fs *flag.FlagSet) *pluginRunFlags {
 	defer pluginRunMu.Unlock()
 	f := pluginRun[fs]
 	delete(pluginRun, fs)
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "fuel":
+			f.fuelSet = true
+		case "timeout":
+			f.timeoutSet = true
+		}
+	})
 	return f
+}
+
+// check refuses limits given as zero: ZeroClaw's limits are never zero (a zero budget would trap
+// every call, as [plugins.limits] says), and a zero flag must not fall back to the default
+// unnoticed.
+func (f *pluginRunFlags) check() error {
+	if f.fuelSet && f.fuel == 0 {
+		return pluginUsageErrorf("--fuel 0: want at least 1 (ZeroClaw limits are never zero; leave the flag out for [plugins.limits] call_fuel)")
+	}
+	if f.timeoutSet && f.timeout <= 0 {
+		return pluginUsageErrorf("--timeout %v: want at least 1ms (leave the flag out for [plugins.limits] call_timeout_ms)", f.timeout)
+	}
+	return nil
 }
 
 // logHandler writes plugin log records to w, one line each.
@@ -63,6 +86,11 @@ func logHandler(w io.Writer, format string) (slog.Handler, error) {
 	opts := &slog.HandlerOptions{Level: slog.LevelDebug - 4, ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
 		if len(groups) > 0 {
 			return a
+		}
+		// A plugin event's unset optional fields (outcome, duration_ms, raw) would print as
+		// "<nil>" in text; JSON keeps them as null, a fixed set of keys for consumers.
+		if format == "text" && a.Value.Kind() == slog.KindAny && a.Value.Any() == nil {
+			return slog.Attr{}
 		}
 		switch a.Key {
 		case slog.MessageKey:
@@ -116,7 +144,13 @@ func (e *pluginEnv) openRuntime(f *pluginRunFlags) (*zeroclaw.Host, *zcrt.Runtim
 	if err != nil {
 		return nil, nil, err
 	}
-	opts := zcrt.Options{Host: h, Config: &pc, Log: lh, Snapshot: f.snapshot}
+	// Refused wasi:http requests are logged as kobako run and kobako mcp log them (slog's
+	// time=… level=WARN), not through slog.Default's standard-log format.
+	eh := slog.Handler(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if f.logFormat == "json" {
+		eh = slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})
+	}
+	opts := zcrt.Options{Host: h, Config: &pc, Log: lh, EgressLog: eh, Snapshot: f.snapshot}
 	if f.stdio {
 		opts.Stdout, opts.Stderr = e.stderr, e.stderr
 	}
@@ -136,9 +170,9 @@ func closeRuntime(ctx context.Context, rt *zcrt.Runtime) {
 // pluginScope admits the plugin's capability under the --binding flag with every requested
 // permission granted.
 func pluginScope(h *zeroclaw.Host, name string, c manifest.Capability, binding string) (*zeroclaw.Plugin, instance.Scope, error) {
-	p, ok := h.Plugin(name)
-	if !ok {
-		return nil, instance.Scope{}, fmt.Errorf("%w: %s", zeroclaw.ErrNotFound, name)
+	p, err := h.Lookup(name)
+	if err != nil {
+		return nil, instance.Scope{}, err
 	}
 	if !p.Manifest.HasCapability(c) {
 		return nil, instance.Scope{}, fmt.Errorf("plugin '%s' has no %s capability", name, c)
@@ -153,8 +187,19 @@ func pluginScope(h *zeroclaw.Host, name string, c manifest.Capability, binding s
 // pluginCall runs one tool execute: stdout is exactly one JSON line, the tool result.
 func pluginCall(e *pluginEnv, fs *flag.FlagSet, args []string) error {
 	f := pluginRunFlagsOf(fs)
-	if err := pluginWantArgs(args, 2, "NAME ARGS_JSON"); err != nil {
+	if err := pluginWantArgs(args, 2, "NAME ARGS"); err != nil {
 		return err
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	// ARGS first: a typo must not wait for the plugin to load, nor read as the plugin's fault.
+	callArgs, err := readArgs(e.ctx, args[1], e.stdin)
+	switch {
+	case e.ctx.Err() != nil:
+		return e.ctx.Err()
+	case err != nil:
+		return pluginUsageErrorf("%v", err)
 	}
 	h, rt, err := e.openRuntime(f)
 	if err != nil {
@@ -169,7 +214,7 @@ func pluginCall(e *pluginEnv, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := tool.Execute(e.ctx, []byte(args[1]))
+	res, err := tool.Execute(e.ctx, callArgs)
 	if err != nil {
 		return err
 	}
@@ -193,14 +238,17 @@ func pluginShell(e *pluginEnv, fs *flag.FlagSet, args []string) error {
 	if err := pluginWantArgs(args, 1, "NAME"); err != nil {
 		return err
 	}
+	if err := f.check(); err != nil {
+		return err
+	}
 	h, rt, err := e.openRuntime(f)
 	if err != nil {
 		return err
 	}
 	defer closeRuntime(e.ctx, rt)
-	p, ok := h.Plugin(args[0])
-	if !ok {
-		return fmt.Errorf("%w: %s", zeroclaw.ErrNotFound, args[0])
+	p, err := h.Lookup(args[0])
+	if err != nil {
+		return err
 	}
 	out := &lineWriter{w: e.stdout}
 	switch {
@@ -225,14 +273,7 @@ func pluginShell(e *pluginEnv, fs *flag.FlagSet, args []string) error {
 			return err
 		}
 		defer m.Close(e.ctx)
-		sc := bufio.NewScanner(e.stdin)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		for sc.Scan() {
-			if line := strings.TrimSpace(sc.Text()); line != "" {
-				out.println(shellCall(e.ctx, m, line))
-			}
-		}
-		return sc.Err()
+		return shellLines(e.ctx, e.stdin, out, func(line string) string { return shellCall(e.ctx, m, line) })
 	}
 	return fmt.Errorf("plugin '%s' is neither a channel nor a memory plugin (use `kobako plugin call` for tools)", args[0])
 }
@@ -301,7 +342,9 @@ func channelShell(ctx context.Context, c *zcrt.Channel, in io.Reader, out *lineW
 			m, err := c.Poll(ctx)
 			switch {
 			case err != nil:
-				out.println("error: " + err.Error())
+				if ctx.Err() == nil {
+					out.println("error: " + err.Error())
+				}
 			case m != nil:
 				printMsg(*m)
 				backoff = zcrt.PollBackoffMin
@@ -316,37 +359,28 @@ func channelShell(ctx context.Context, c *zcrt.Channel, in io.Reader, out *lineW
 			backoff = min(backoff*2, zcrt.PollBackoffMax)
 		}
 	}()
-	sc := bufio.NewScanner(in)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
+	err = shellLines(ctx, in, out, func(line string) string {
+		rest, ok := strings.CutPrefix(line, "inbound ")
+		if !ok {
+			return shellCall(ctx, c, line)
 		}
-		if rest, ok := strings.CutPrefix(line, "inbound "); ok {
-			v, err := wave.ParseValue(hostT, rest)
-			if err != nil {
-				out.println("error: " + err.Error())
-				continue
-			}
-			var m zcrt.HostInboundMessage
-			if err := hostCodec.FromValue(v, &m); err != nil {
-				out.println("error: " + err.Error())
-				continue
-			}
-			n, err := c.Inbound().Push(m)
-			if err != nil {
-				out.println("error: " + err.Error())
-				continue
-			}
-			out.println(fmt.Sprintf("queued %d", n))
-			continue
+		v, err := wave.ParseValue(hostT, rest)
+		if err != nil {
+			return "error: " + err.Error()
 		}
-		out.println(shellCall(ctx, c, line))
-	}
+		var m zcrt.HostInboundMessage
+		if err := hostCodec.FromValue(v, &m); err != nil {
+			return "error: " + err.Error()
+		}
+		n, err := c.Inbound().Push(m)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return fmt.Sprintf("queued %d", n)
+	})
 	stop()
 	wg.Wait()
-	if err := sc.Err(); err != nil {
+	if err != nil {
 		return err
 	}
 	// Drain: poll until the host queue is empty and poll-message answered none once.
@@ -365,6 +399,104 @@ func channelShell(ctx context.Context, c *zcrt.Channel, in io.Reader, out *lineW
 		}
 	}
 	return ctx.Err()
+}
+
+// shellMaxLine bounds one stdin line of the shell; a longer line is answered with an error and
+// skipped, and the session goes on.
+const shellMaxLine = 16 << 20
+
+// shellLine is one line of the shell's input, or why there is none.
+type shellLine struct {
+	text    string
+	tooLong bool
+	err     error
+}
+
+// shellLines answers each non-blank line of in with answer's result, in order, until end of
+// input (nil) or until ctx is cancelled (ctx.Err(), at once, even while stdin blocks or a call
+// runs: Ctrl-C ends the shell, it does not leave it reading with a dead context). The answer
+// of a call that the cancellation cut short is not printed.
+func shellLines(ctx context.Context, in io.Reader, out *lineWriter, answer func(line string) string) error {
+	lines := make(chan shellLine)
+	done := make(chan struct{})
+	defer close(done)
+	// The reader cannot be interrupted (a terminal read blocks until a line or EOF), so it runs
+	// apart and is abandoned on cancellation; the process ends right after.
+	go readShellLines(in, lines, done)
+	for n := 1; ; n++ {
+		var l shellLine
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case l, ok = <-lines:
+		}
+		switch {
+		case !ok:
+			return nil
+		case l.err != nil:
+			return fmt.Errorf("reading stdin: %w", l.err)
+		case l.tooLong:
+			out.println(fmt.Sprintf("error: line %d is longer than the limit of %d bytes (16 MiB); skipped", n, shellMaxLine))
+			continue
+		}
+		line := strings.TrimSpace(l.text)
+		if line == "" {
+			continue
+		}
+		reply := answer(line)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		out.println(reply)
+	}
+}
+
+// readShellLines sends in's lines on lines, each without its line ending, a line over
+// shellMaxLine as tooLong (read to its end and dropped, never buffered whole), then a read error
+// if any, and closes lines. It stops once done is closed.
+func readShellLines(in io.Reader, lines chan<- shellLine, done <-chan struct{}) {
+	defer close(lines)
+	send := func(l shellLine) bool {
+		select {
+		case lines <- l:
+			return true
+		case <-done:
+			return false
+		}
+	}
+	br := bufio.NewReaderSize(in, 64<<10)
+	for {
+		var buf []byte
+		tooLong, read := false, false
+		for {
+			frag, err := br.ReadSlice('\n')
+			read = read || len(frag) > 0
+			if !tooLong {
+				if len(buf)+len(frag) > shellMaxLine+1 { // +1: the newline
+					tooLong, buf = true, nil
+				} else {
+					buf = append(buf, frag...)
+				}
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			if err != nil {
+				if read && !send(shellLine{text: strings.TrimRight(string(buf), "\r\n"), tooLong: tooLong}) {
+					return
+				}
+				if !errors.Is(err, io.EOF) {
+					send(shellLine{err: err})
+				}
+				return
+			}
+			break
+		}
+		if !send(shellLine{text: strings.TrimRight(string(buf), "\r\n"), tooLong: tooLong}) {
+			return
+		}
+	}
 }
 
 // lineWriter serialises whole lines from the shell's goroutines.

@@ -100,7 +100,7 @@ func TestRunTrapUnknownImports(t *testing.T) {
 		{"run path, nothing unknown", []string{"run", "--trap-unknown-imports", "--env", "EXIT_CODE=5", realGoCmd},
 			1, "args=[] greeting=\"\"\n", nil},
 		{"run path, no run export", []string{"run", "--trap-unknown-imports", realJSFull},
-			exitError, "", []string{"wasi:cli/run"}},
+			exitUsage, "", []string{"wasi:cli/run"}},
 		{"core module", []string{"run", "--trap-unknown-imports"},
 			exitUsage, "", []string{"--trap-unknown-imports applies to components only"}},
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	_ "embed"
@@ -12,11 +13,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
 	"github.com/kobako/kobako/component/binary"
 	"github.com/kobako/kobako/egress"
@@ -25,6 +26,7 @@ import (
 	"github.com/kobako/kobako/wasi/preview1"
 	"github.com/kobako/kobako/wasi/preview2"
 	"github.com/kobako/kobako/wasi/preview2/httpegress"
+	"github.com/kobako/kobako/zeroclaw/manifest"
 )
 
 // exampleWasm is the program `kobako run` runs without FILE: example/hello, a Go GOOS=wasip1 command
@@ -58,6 +60,24 @@ func (s *sizeFlag) Set(v string) error {
 	return nil
 }
 
+// zeroLimitFlag reports the first limit flag given as 0, or "". The engine reads a zero limit as
+// its default, but on the command line the default is what leaving the flag out gives, so a 0
+// there is a mistake to point out rather than a request to honour.
+func zeroLimitFlag(l engine.Limits) string {
+	const hint = " (leave the flag out for the default)"
+	switch {
+	case l.Fuel == 0:
+		return fmt.Sprintf("--fuel 0 out of range 1..%d%s", uint64(engine.MaxFuel), hint)
+	case l.Deadline == 0:
+		return "--timeout 0s: want a positive duration" + hint
+	case l.MemoryBytes == 0:
+		return "--max-memory 0: want at least one byte" + hint
+	case l.TableElements == 0:
+		return "--max-table-elements 0: want at least one table element" + hint
+	}
+	return ""
+}
+
 // runStats is what --stats prints on stderr at exit.
 type runStats struct {
 	FuelConsumed    uint64  `json:"fuel_consumed"`
@@ -72,8 +92,9 @@ Runs a WASI preview 1 command, or a component exporting wasi:cli/run against WAS
 it runs an embedded example. With --invoke it calls one export of a core module or a component
 instead, printing the result in WAVE.
 
-Exit status: the guest's own; 1 when kobako cannot load or run it, 2 for a usage mistake, 134 on a
-trap (as wasmtime), 130 when interrupted.
+Exit status: the guest's own; 1 when kobako cannot load or run it, 2 for a usage mistake (a file
+with nothing to run: no _start, no wasi:cli/run), 134 on a trap (as wasmtime), 130 when
+interrupted.
 `
 
 func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -96,6 +117,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	allowPrivate := fs.Bool("allow-private", false, "components: let wasi:http reach loopback, private and other reserved addresses (for local testing)")
 	httpCA := fs.String("http-ca", "", "components: PEM `FILE` of the certificate authorities wasi:http trusts instead of the system's (for local testing)")
 	stats := fs.Bool("stats", false, "print one JSON object with fuel consumed, wall time and peak memory on stderr at exit")
+	fuelProfile := fs.String("fuel-profile", "", "write where the fuel went, by wasm function and call stack, to `FILE` (pprof format: go tool pprof -http :8080 FILE)")
 	rest, code := fs.parse(args, false)
 	if code >= 0 {
 		return code
@@ -105,6 +127,9 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return fs.usageErr("--max-table-elements %d: more than %d", *maxTable, uint32(math.MaxUint32))
 	}
 	limits.TableElements = uint32(*maxTable)
+	if msg := zeroLimitFlag(limits); msg != "" {
+		return fs.usageErr("%s", msg)
+	}
 	if err := limits.Validate(); err != nil {
 		return fs.usageErr("%v", err)
 	}
@@ -112,9 +137,13 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	name, wasmBytes := "example", exampleWasm
 	guestArgs := []string{"hello"}
 	if len(rest) > 0 {
-		b, err := os.ReadFile(rest[0])
+		b, err := readWasmFile(rest[0], maxWasmFileBytes)
 		if err != nil {
-			fmt.Fprintf(stderr, "error: %v\n", err)
+			fmt.Fprintf(stderr, "error: %v%s\n", err, packageHint(rest[0], nil))
+			return exitError
+		}
+		if hint := packageHint(rest[0], b); hint != "" {
+			fmt.Fprintf(stderr, "error: %s is not a WebAssembly module or component%s\n", rest[0], hint)
 			return exitError
 		}
 		name, wasmBytes, guestArgs = rest[0], b, rest
@@ -156,6 +185,14 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitUsage
 	}
 
+	var prof *engine.FuelProfile
+	if *fuelProfile != "" {
+		if err := checkProfilePath(*fuelProfile); err != nil {
+			return fs.usageErr("%v", err)
+		}
+		prof = engine.NewFuelProfile()
+		ctx = withFuelProfile(ctx, prof)
+	}
 	start := time.Now()
 	var st runStats
 	if *invokeExpr != "" {
@@ -164,6 +201,12 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		st, err = runComponent(ctx, wasmBytes, cfg, hc, limits, *trapUnknown)
 	} else {
 		st, err = runWASI(ctx, wasmBytes, cfg, limits)
+	}
+	if prof != nil {
+		// Written whatever the end: a run that trapped or ran out of fuel is what one profiles.
+		if perr := writeFuelProfile(prof, *fuelProfile); perr != nil {
+			fmt.Fprintf(stderr, "error: %v\n", perr)
+		}
 	}
 	code = 0
 	var exit *engine.ExitError
@@ -202,7 +245,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 // (component.Linker.DefineUnknownImportsAsTraps).
 func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, hc preview2.HTTPConfig, limits engine.Limits, trapUnknown bool) (runStats, error) {
 	var st runStats
-	e, err := engine.New(ctx, engine.Config{})
+	e, err := newEngine(ctx)
 	if err != nil {
 		return st, err
 	}
@@ -211,8 +254,10 @@ func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, hc
 	if err != nil {
 		return st, err
 	}
-	if _, err := preview2.RunExport(cc.Component()); err != nil {
-		return st, fmt.Errorf("%w; call one of its exports with --invoke 'f(...)'", err)
+	defer cc.Close(ctx)
+	if _, err := preview2.RunExport(cc.Decoded()); err != nil {
+		// Nothing to run is a usage mistake, as a core module without _start is.
+		return st, &usageError{fmt.Errorf("%w; call one of its exports with --invoke 'f(...)'", err)}
 	}
 	s, err := e.NewStore(ctx, limits)
 	if err != nil {
@@ -223,7 +268,7 @@ func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, hc
 	p2 := preview2Config(cfg)
 	p2.HTTP = hc
 	if trapUnknown {
-		code, err = runComponentTrapping(ctx, s, cc, p2)
+		code, err = runTrapping(ctx, s, cc, p2)
 	} else {
 		code, err = preview2.RunComponent(ctx, s, cc, p2)
 	}
@@ -235,41 +280,22 @@ func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, hc
 	return st, err
 }
 
-// runComponentTrapping is preview2.RunComponent with a linker whose unknown imports trap.
-func runComponentTrapping(ctx context.Context, s *engine.Store, cc *component.Compiled, cfg preview2.Config) (uint32, error) {
-	name, err := preview2.RunExport(cc.Component())
-	if err != nil {
-		return 0, err
-	}
+// runTrapping is preview2.RunComponent with a linker whose unknown imports trap.
+func runTrapping(ctx context.Context, s *engine.Store, cc *component.Component, cfg preview2.Config) (uint32, error) {
 	l, err := wasiLinker(cc, true)
 	if err != nil {
 		return 0, err
 	}
-	h, err := preview2.Bind(s, cfg)
+	pre, err := l.Prepare(cc)
 	if err != nil {
 		return 0, err
 	}
-	defer h.Close()
-	in, err := l.Instantiate(ctx, s, cc)
-	if err != nil {
-		return 0, err
-	}
-	res, err := in.Call(ctx, name)
-	var exit *engine.ExitError
-	switch {
-	case errors.As(err, &exit):
-		return exit.Code, nil
-	case err != nil:
-		return 0, err
-	case len(res) == 1 && res[0].Kind() == abi.KindResult && res[0].IsErr():
-		return 1, nil
-	}
-	return 0, nil
+	return preview2.RunPrepared(ctx, s, pre, cfg)
 }
 
 // wasiLinker returns a linker defining WASI 0.2 and, with trapUnknown, trapping stand-ins for
 // every other import of cc. Each store it instantiates in needs a preview2.Bind first.
-func wasiLinker(cc *component.Compiled, trapUnknown bool) (*component.Linker, error) {
+func wasiLinker(cc *component.Component, trapUnknown bool) (*component.Linker, error) {
 	l, err := preview2.Linker()
 	if err != nil {
 		return nil, err
@@ -313,6 +339,24 @@ func httpConfig(hosts []string, allowPrivate bool, caFile string, stderr io.Writ
 	return preview2.HTTPConfig{Send: s.Send}, nil
 }
 
+// packageHint says what to run instead when name is not a module but a package: a zip (b starts
+// with a zip's local file header) or, with b nil, a directory. It returns "" otherwise.
+func packageHint(name string, b []byte) string {
+	if b != nil {
+		if bytes.HasPrefix(b, []byte("PK\x03\x04")) || bytes.HasPrefix(b, []byte("PK\x05\x06")) {
+			return fmt.Sprintf("; it is a zip: a function package? try `kobako function call %s TOOL`, or `kobako function tools %s` for its tools", name, name)
+		}
+		return ""
+	}
+	if fi, err := os.Stat(name); err != nil || !fi.IsDir() {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(name, manifest.FileName)); err == nil {
+		return fmt.Sprintf("; it holds %s: a ZeroClaw plugin? try `kobako plugin install %s`", manifest.FileName, name)
+	}
+	return fmt.Sprintf("; a function package? try `kobako function call %s TOOL`, or `kobako function tools %s` for its tools", name, name)
+}
+
 // describeTrap names the cause first ("fuel exhausted", "deadline exceeded", ...), as scripts grep
 // for it, then where it happened.
 func describeTrap(t *engine.Trap) string {
@@ -331,7 +375,7 @@ func describeTrap(t *engine.Trap) string {
 
 func runWASI(ctx context.Context, wasmBytes []byte, cfg preview1.Config, limits engine.Limits) (runStats, error) {
 	var st runStats
-	e, err := engine.New(ctx, engine.Config{})
+	e, err := newEngine(ctx)
 	if err != nil {
 		return st, err
 	}

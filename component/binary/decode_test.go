@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kobako/kobako/abi"
 )
 
 func readFixture(t testing.TB, name string) []byte {
@@ -115,7 +117,7 @@ func TestDecodePlugin(t *testing.T) {
 	if exec.Kind != CanonLift || exec.Func.String() != "func(args: string) -> result<string, string>" {
 		t.Fatalf("second canon = %v %v", exec.Kind, exec.Func)
 	}
-	if o := exec.Options; !o.HasMemory || !o.HasRealloc || !o.HasPostReturn || o.StringEncoding != UTF8 {
+	if o := exec.Options; !o.HasMemory || !o.HasRealloc || !o.HasPostReturn || o.StringEncoding != abi.UTF8 {
 		t.Errorf("execute options = %+v", o)
 	}
 	if got := exec.CoreType.String(); got != "[i32 i32] -> [i32]" {
@@ -288,7 +290,7 @@ func TestDecodeTypes(t *testing.T) {
 	}
 	// resource built-ins and string encodings
 	kinds := map[CanonKind]int{}
-	encodings := map[StringEncoding]bool{}
+	encodings := map[abi.StringEncoding]bool{}
 	for _, cn := range canons(c) {
 		kinds[cn.Kind]++
 		if cn.Kind == CanonLift || cn.Kind == CanonLower {
@@ -301,7 +303,7 @@ func TestDecodeTypes(t *testing.T) {
 	if kinds[CanonResourceNew] != 1 || kinds[CanonResourceRep] != 1 || kinds[CanonResourceDrop] < 5 || kinds[CanonLift] < 5 || kinds[CanonLower] < 3 {
 		t.Errorf("canon kinds = %v", kinds)
 	}
-	if !encodings[UTF8] || !encodings[UTF16] || !encodings[Latin1UTF16] {
+	if !encodings[abi.UTF8] || !encodings[abi.UTF16] || !encodings[abi.Latin1UTF16] {
 		t.Errorf("string encodings = %v", encodings)
 	}
 	// the imported component type and its instantiation

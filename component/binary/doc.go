@@ -35,7 +35,7 @@
 //
 // No input can make Decode panic, loop or allocate out of proportion to its size: counts are
 // checked against the bytes that remain before anything is allocated for them, nesting is bounded
-// (MaxNesting, MaxTypeDepth), types are bounded in size (MaxTypeSize) and type checking has a
+// (MaxNesting, abi.MaxTypeDepth), types are bounded in size (MaxTypeSize) and type checking has a
 // budget of work. A fuzz target (fuzz/component_fuzz_test.go) exercises this.
 //
 // Package component compiles and runs what Decode returns; this package imports only abi and

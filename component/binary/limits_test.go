@@ -3,6 +3,8 @@ package binary
 import (
 	"errors"
 	"testing"
+
+	"github.com/kobako/kobako/abi"
 )
 
 // A small encoder for building inputs that are impractical as text fixtures: deep nesting and
@@ -98,8 +100,8 @@ func TestLimits(t *testing.T) {
 	}{
 		{"nested components at the limit", nestedComponents(MaxNesting), nil},
 		{"nested components over the limit", nestedComponents(MaxNesting + 1), ErrLimit},
-		{"value type depth at the limit", listChain(MaxTypeDepth - 1), nil},
-		{"value type depth over the limit", listChain(MaxTypeDepth), ErrLimit},
+		{"value type depth at the limit", listChain(abi.MaxTypeDepth - 1), nil},
+		{"value type depth over the limit", listChain(abi.MaxTypeDepth), ErrLimit},
 		{"exponential type", tupleDoubling(40), ErrLimit},
 		{"instance types at the nesting limit", nestedInstanceTypes(MaxNesting - 1), nil},
 		{"instance types over the nesting limit", nestedInstanceTypes(MaxNesting + 2), ErrLimit},
@@ -117,6 +119,23 @@ func TestLimits(t *testing.T) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestLimits_DeepestTypeConverts checks that the decoder and abi bound nesting alike: the
+// deepest value type Decode accepts converts to an abi.Type.
+func TestLimits_DeepestTypeConverts(t *testing.T) {
+	c, err := Decode(listChain(abi.MaxTypeDepth - 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	deepest, ok := c.Types[len(c.Types)-1].Type.(ValType)
+	if !ok {
+		t.Fatalf("type %T is not a value type", c.Types[len(c.Types)-1].Type)
+	}
+	var conv ABITypes
+	if _, err := conv.Value(deepest); err != nil {
+		t.Fatalf("abi refuses the deepest type the decoder accepts: %v", err)
 	}
 }
 

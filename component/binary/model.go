@@ -1,5 +1,7 @@
 package binary
 
+import "github.com/kobako/kobako/abi"
+
 // Component is a decoded and validated component: its definitions in binary order and the index
 // spaces they build. It is a plain data model; the linker walks Definitions in order to
 // instantiate it.
@@ -173,25 +175,10 @@ func (k CanonKind) String() string {
 	return [...]string{"lift", "lower", "resource.new", "resource.drop", "resource.rep"}[k]
 }
 
-// StringEncoding is a canonical ABI string encoding.
-type StringEncoding uint8
-
-// The string encodings.
-const (
-	UTF8 StringEncoding = iota
-	UTF16
-	Latin1UTF16
-)
-
-// String returns "utf8", "utf16" or "latin1+utf16".
-func (e StringEncoding) String() string {
-	return [...]string{"utf8", "utf16", "latin1+utf16"}[e]
-}
-
 // CanonOptions are the canonical ABI options of a lift or lower. Indices are core function and
 // memory indices; each is meaningful only when its Has flag is set.
 type CanonOptions struct {
-	StringEncoding StringEncoding
+	StringEncoding abi.StringEncoding
 	Memory         uint32
 	HasMemory      bool
 	Realloc        uint32

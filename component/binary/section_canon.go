@@ -1,5 +1,7 @@
 package binary
 
+import "github.com/kobako/kobako/abi"
+
 // asyncCanonNames names the canonical built-ins of the async, error-context and threads
 // proposals, which the decoder refuses by name.
 var asyncCanonNames = map[byte]string{
@@ -101,7 +103,7 @@ func (s *scope) readCanonOptions(r *reader) (CanonOptions, error) {
 				return o, dup("string-encoding")
 			}
 			hasEncoding = true
-			o.StringEncoding = StringEncoding(b)
+			o.StringEncoding = abi.StringEncoding(b) // 0x00, 0x01, 0x02 are abi's UTF8, UTF16, Latin1UTF16
 		case 0x03:
 			if o.HasMemory {
 				return o, dup("memory")

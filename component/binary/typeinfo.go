@@ -11,8 +11,6 @@ import (
 const (
 	// MaxNesting bounds nested components and nested component, instance and module types.
 	MaxNesting = 100
-	// MaxTypeDepth bounds how deeply value types nest (abi allows 128).
-	MaxTypeDepth = 100
 	// MaxTypeSize bounds the number of type nodes reachable from any one type, counted as a tree
 	// (so a type built by doubling cannot grow exponentially).
 	MaxTypeSize = 1_000_000
@@ -79,8 +77,9 @@ func (b *infoBuilder) finish() (valInfo, error) {
 		b.vi.depth = 1
 	}
 	b.vi.nodes++
-	if b.vi.depth > MaxTypeDepth {
-		return valInfo{}, errf(ErrLimit, "value type nests %d levels deep, over the limit of %d", b.vi.depth, MaxTypeDepth)
+	// abi's bound, counted the same way, so every type the decoder accepts converts to an abi.Type.
+	if b.vi.depth > abi.MaxTypeDepth {
+		return valInfo{}, errf(ErrLimit, "value type nests %d levels deep, over the limit of %d", b.vi.depth, abi.MaxTypeDepth)
 	}
 	if b.vi.nodes > MaxTypeSize {
 		return valInfo{}, errf(ErrLimit, "value type has %d nodes, over the limit of %d", b.vi.nodes, MaxTypeSize)

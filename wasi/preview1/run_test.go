@@ -23,7 +23,7 @@ func TestRunHello(t *testing.T) {
 
 func TestRun_Errors(t *testing.T) {
 	bad := engine.DefaultLimits()
-	bad.Fuel = 0
+	bad.Deadline = -1 // zero would mean the default
 	tests := []struct {
 		name   string
 		wasm   string

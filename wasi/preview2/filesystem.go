@@ -47,6 +47,9 @@ type descriptor struct {
 	preopen bool // owned by the Host, closed by Host.Close only
 }
 
+// ResourceName is the WIT name of the resource type, for abi.Own and abi.Borrow.
+func (*descriptor) ResourceName() string { return "descriptor" }
+
 func (d *descriptor) node() wasi.Node {
 	if d.dir != nil {
 		return d.dir
@@ -62,6 +65,9 @@ func (d *descriptor) close() error {
 }
 
 type dirStream struct{ r wasi.DirReader }
+
+// ResourceName is the WIT name of the resource type, for abi.Own and abi.Borrow.
+func (*dirStream) ResourceName() string { return "directory-entry-stream" }
 
 func (s *dirStream) close() error { return s.r.Close() }
 
@@ -91,6 +97,18 @@ type fsResult[T any] = abi.Result[T, errorCode]
 
 func fsErr[T any](err error) fsResult[T] { return abi.Err[T](toCode(err)) }
 func fsOK[T any](v T) fsResult[T]        { return abi.Ok[T, errorCode](v) }
+
+// fsPush adds r to the resource table and returns its own handle as a filesystem result.
+func fsPush[R abi.Resource](h *Host, r R) (fsResult[abi.Own[R]], error) {
+	o, err := push(h, r)
+	if err != nil {
+		return fsResult[abi.Own[R]]{}, err
+	}
+	return fsOK(o), nil
+}
+
+// descHandle is how the guest names a descriptor in a call: a borrow, for the call's length.
+type descHandle = abi.Borrow[*descriptor]
 
 func descType(t wasi.Filetype) uint8 {
 	switch t {
@@ -149,12 +167,13 @@ func (h *Host) times(a, m newTimestamp) (wasi.Times, error) {
 	return t, err
 }
 
-// desc returns descriptor rep; a wrong rep traps, as the component's handle table would.
-func (h *Host) desc(rep uint32) (*descriptor, error) { return get[*descriptor](h, rep) }
+// desc returns the descriptor behind self; a wrong rep traps, as the component's handle table
+// would.
+func (h *Host) desc(self descHandle) (*descriptor, error) { return borrowed(h, self) }
 
-// dirOf returns the directory of descriptor rep, or not-directory.
-func (h *Host) dirOf(rep uint32) (wasi.Dir, error, error) {
-	d, err := h.desc(rep)
+// dirOf returns the directory of descriptor self, or not-directory.
+func (h *Host) dirOf(self descHandle) (wasi.Dir, error, error) {
+	d, err := h.desc(self)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -164,9 +183,9 @@ func (h *Host) dirOf(rep uint32) (wasi.Dir, error, error) {
 	return d.dir, nil, nil
 }
 
-// fileOf returns the file of descriptor rep, or is-directory.
-func (h *Host) fileOf(rep uint32) (*descriptor, error, error) {
-	d, err := h.desc(rep)
+// fileOf returns the file of descriptor self, or is-directory.
+func (h *Host) fileOf(self descHandle) (*descriptor, error, error) {
+	d, err := h.desc(self)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -176,9 +195,9 @@ func (h *Host) fileOf(rep uint32) (*descriptor, error, error) {
 	return d, nil, nil
 }
 
-// mutating runs fn on the directory of rep when the descriptor may change it.
-func (h *Host) mutating(rep uint32, fn func(wasi.Dir) error) (fsResult[struct{}], error) {
-	d, err := h.desc(rep)
+// mutating runs fn on the directory of self when the descriptor may change it.
+func (h *Host) mutating(self descHandle, fn func(wasi.Dir) error) (fsResult[struct{}], error) {
+	d, err := h.desc(self)
 	if err != nil {
 		return fsResult[struct{}]{}, err
 	}
@@ -194,16 +213,16 @@ func (h *Host) mutating(rep uint32, fn func(wasi.Dir) error) (fsResult[struct{}]
 	return fsOK(struct{}{}), nil
 }
 
-func (h *Host) openAt(self uint32, pathFlags uint8, path string, openFlags, flags uint8) (fsResult[uint32], error) {
+func (h *Host) openAt(self descHandle, pathFlags uint8, path string, openFlags, flags uint8) (fsResult[abi.Own[*descriptor]], error) {
 	d, err := h.desc(self)
 	if err != nil {
-		return fsResult[uint32]{}, err
+		return fsResult[abi.Own[*descriptor]]{}, err
 	}
 	if d.dir == nil {
-		return fsErr[uint32](wasi.ENOTDIR), nil
+		return fsErr[abi.Own[*descriptor]](wasi.ENOTDIR), nil
 	}
 	if flags&^knownDescFlags != 0 {
-		return fsErr[uint32](wasi.EINVAL), nil
+		return fsErr[abi.Own[*descriptor]](wasi.EINVAL), nil
 	}
 	of := wasi.OpenFlags{
 		Read: flags&flagRead != 0, Write: flags&flagWrite != 0,
@@ -211,11 +230,11 @@ func (h *Host) openAt(self uint32, pathFlags uint8, path string, openFlags, flag
 		NoFollow: pathFlags&1 == 0,
 	}
 	if (of.Write || of.Create || of.Truncate || flags&flagMutateDirectory != 0) && d.flags&flagMutateDirectory == 0 {
-		return fsErr[uint32](wasi.EPERM), nil
+		return fsErr[abi.Own[*descriptor]](wasi.EPERM), nil
 	}
 	n, err := d.dir.OpenAt(path, of)
 	if err != nil {
-		return fsErr[uint32](err), nil
+		return fsErr[abi.Own[*descriptor]](err), nil
 	}
 	nd := &descriptor{flags: flags}
 	switch n := n.(type) {
@@ -226,43 +245,50 @@ func (h *Host) openAt(self uint32, pathFlags uint8, path string, openFlags, flag
 		nd.flags &^= flagMutateDirectory
 	default:
 		_ = n.Close()
-		return fsErr[uint32](wasi.EIO), nil
+		return fsErr[abi.Own[*descriptor]](wasi.EIO), nil
 	}
-	rep, err := h.add(nd)
+	r, err := fsPush(h, nd)
 	if err != nil {
 		_ = nd.node().Close()
-		return fsResult[uint32]{}, err
 	}
-	return fsOK(rep), nil
+	return r, err
 }
 
-func (h *Host) stream(self uint32, off uint64, write, appending bool) (fsResult[uint32], error) {
+// streamFile checks that self is a file open for reading (write false) or writing, and off an
+// offset a stream may start at; the error-code, if not, comes second.
+func (h *Host) streamFile(self descHandle, off uint64, write bool) (*descriptor, error, error) {
 	d, ferr, err := h.fileOf(self)
 	if err != nil || ferr != nil {
-		return fsErr[uint32](ferr), err
+		return nil, ferr, err
 	}
-	if off > 1<<62 {
-		return fsErr[uint32](wasi.EINVAL), nil
-	}
-	var r any
 	switch {
+	case off > 1<<62:
+		return nil, wasi.EINVAL, nil
 	case write && (d.flags&flagWrite == 0 || !d.file.Writable()):
-		return fsErr[uint32](wasi.EBADF), nil
-	case write:
-		r = &OutputStream{file: d.file, off: int64(off), append: appending}
-	case d.flags&flagRead == 0 || !d.file.Readable():
-		return fsErr[uint32](wasi.EBADF), nil
-	default:
-		r = &InputStream{file: d.file, off: int64(off)}
+		return nil, wasi.EBADF, nil
+	case !write && (d.flags&flagRead == 0 || !d.file.Readable()):
+		return nil, wasi.EBADF, nil
 	}
-	rep, err := h.add(r)
-	if err != nil {
-		return fsResult[uint32]{}, err
-	}
-	return fsOK(rep), nil
+	return d, nil, nil
 }
 
-func (h *Host) setTimes(self uint32, a, m newTimestamp) (fsResult[struct{}], error) {
+func (h *Host) readStream(self descHandle, off uint64) (fsResult[abi.Own[*InputStream]], error) {
+	d, ferr, err := h.streamFile(self, off, false)
+	if err != nil || ferr != nil {
+		return fsErr[abi.Own[*InputStream]](ferr), err
+	}
+	return fsPush(h, &InputStream{file: d.file, off: int64(off)})
+}
+
+func (h *Host) writeStream(self descHandle, off uint64, appending bool) (fsResult[abi.Own[*OutputStream]], error) {
+	d, ferr, err := h.streamFile(self, off, true)
+	if err != nil || ferr != nil {
+		return fsErr[abi.Own[*OutputStream]](ferr), err
+	}
+	return fsPush(h, &OutputStream{file: d.file, off: int64(off), append: appending})
+}
+
+func (h *Host) setTimes(self descHandle, a, m newTimestamp) (fsResult[struct{}], error) {
 	d, err := h.desc(self)
 	if err != nil {
 		return fsResult[struct{}]{}, err
@@ -281,7 +307,7 @@ func (h *Host) setTimes(self uint32, a, m newTimestamp) (fsResult[struct{}], err
 	return fsOK(struct{}{}), nil
 }
 
-func (h *Host) setTimesAt(self uint32, pf uint8, path string, a, m newTimestamp) (fsResult[struct{}], error) {
+func (h *Host) setTimesAt(self descHandle, pf uint8, path string, a, m newTimestamp) (fsResult[struct{}], error) {
 	return h.mutating(self, func(d wasi.Dir) error {
 		t, err := h.times(a, m)
 		if err != nil {
@@ -291,25 +317,24 @@ func (h *Host) setTimesAt(self uint32, pf uint8, path string, a, m newTimestamp)
 	})
 }
 
-func (h *Host) readDirectory(self uint32) (fsResult[uint32], error) {
+func (h *Host) readDirectory(self descHandle) (fsResult[abi.Own[*dirStream]], error) {
 	dir, derr, err := h.dirOf(self)
 	if err != nil || derr != nil {
-		return fsErr[uint32](derr), err
+		return fsErr[abi.Own[*dirStream]](derr), err
 	}
 	r, err := dir.ReadDir()
 	if err != nil {
-		return fsErr[uint32](err), nil
+		return fsErr[abi.Own[*dirStream]](err), nil
 	}
-	rep, err := h.add(&dirStream{r: r})
+	res, err := fsPush(h, &dirStream{r: r})
 	if err != nil {
 		_ = r.Close()
-		return fsResult[uint32]{}, err
 	}
-	return fsOK(rep), nil
+	return res, err
 }
 
-func (h *Host) readDirectoryEntry(self uint32) (fsResult[abi.Option[dirEntry]], error) {
-	s, err := get[*dirStream](h, self)
+func (h *Host) readDirectoryEntry(self abi.Borrow[*dirStream]) (fsResult[abi.Option[dirEntry]], error) {
+	s, err := borrowed(h, self)
 	if err != nil {
 		return fsResult[abi.Option[dirEntry]]{}, err
 	}
@@ -328,34 +353,34 @@ func (h *Host) readDirectoryEntry(self uint32) (fsResult[abi.Option[dirEntry]], 
 	return fsOK(abi.Some(dirEntry{Type: descType(e.Type), Name: e.Name})), nil
 }
 
-func (h *Host) createDirectoryAt(self uint32, path string) (fsResult[struct{}], error) {
+func (h *Host) createDirectoryAt(self descHandle, path string) (fsResult[struct{}], error) {
 	return h.mutating(self, func(d wasi.Dir) error { return d.MkdirAt(path) })
 }
 
-func (h *Host) removeDirectoryAt(self uint32, path string) (fsResult[struct{}], error) {
+func (h *Host) removeDirectoryAt(self descHandle, path string) (fsResult[struct{}], error) {
 	return h.mutating(self, func(d wasi.Dir) error { return d.RmdirAt(path) })
 }
 
-func (h *Host) unlinkFileAt(self uint32, path string) (fsResult[struct{}], error) {
+func (h *Host) unlinkFileAt(self descHandle, path string) (fsResult[struct{}], error) {
 	return h.mutating(self, func(d wasi.Dir) error { return d.UnlinkAt(path) })
 }
 
-func (h *Host) symlinkAt(self uint32, target, path string) (fsResult[struct{}], error) {
+func (h *Host) symlinkAt(self descHandle, target, path string) (fsResult[struct{}], error) {
 	return h.mutating(self, func(d wasi.Dir) error { return d.SymlinkAt(target, path) })
 }
 
-func (h *Host) linkAt(self uint32, pf uint8, oldPath string, newDesc uint32, newPath string) (fsResult[struct{}], error) {
+func (h *Host) linkAt(self descHandle, pf uint8, oldPath string, newDesc descHandle, newPath string) (fsResult[struct{}], error) {
 	return h.mutatingPair(self, newDesc, func(d, nd wasi.Dir) error { return d.LinkAt(oldPath, pf&1 != 0, nd, newPath) })
 }
 
-func (h *Host) renameAt(self uint32, oldPath string, newDesc uint32, newPath string) (fsResult[struct{}], error) {
+func (h *Host) renameAt(self descHandle, oldPath string, newDesc descHandle, newPath string) (fsResult[struct{}], error) {
 	return h.mutatingPair(self, newDesc, func(d, nd wasi.Dir) error { return d.RenameAt(oldPath, nd, newPath) })
 }
 
 // mutatingPair is mutating for the calls that change two directories, rename-at and link-at:
 // both descriptors must be directories that may be changed, or a guest could write through a
 // descriptor it opened without mutate-directory by naming it as the new one.
-func (h *Host) mutatingPair(self, other uint32, fn func(d, nd wasi.Dir) error) (fsResult[struct{}], error) {
+func (h *Host) mutatingPair(self, other descHandle, fn func(d, nd wasi.Dir) error) (fsResult[struct{}], error) {
 	d, err := h.desc(self)
 	if err != nil {
 		return fsResult[struct{}]{}, err
@@ -376,7 +401,7 @@ func (h *Host) mutatingPair(self, other uint32, fn func(d, nd wasi.Dir) error) (
 	return fsOK(struct{}{}), nil
 }
 
-func (h *Host) statAt(self uint32, pf uint8, path string) (fsResult[descStat], error) {
+func (h *Host) statAt(self descHandle, pf uint8, path string) (fsResult[descStat], error) {
 	dir, derr, err := h.dirOf(self)
 	if err != nil || derr != nil {
 		return fsErr[descStat](derr), err
@@ -388,7 +413,7 @@ func (h *Host) statAt(self uint32, pf uint8, path string) (fsResult[descStat], e
 	return fsOK(toStat(st)), nil
 }
 
-func (h *Host) readlinkAt(self uint32, path string) (fsResult[string], error) {
+func (h *Host) readlinkAt(self descHandle, path string) (fsResult[string], error) {
 	dir, derr, err := h.dirOf(self)
 	if err != nil || derr != nil {
 		return fsErr[string](derr), err
@@ -403,7 +428,7 @@ func (h *Host) readlinkAt(self uint32, path string) (fsResult[string], error) {
 	return fsOK(s), nil
 }
 
-func (h *Host) isSameObject(self, other uint32) (bool, error) {
+func (h *Host) isSameObject(self, other descHandle) (bool, error) {
 	a, err := h.desc(self)
 	if err != nil {
 		return false, err
@@ -420,7 +445,7 @@ func (h *Host) isSameObject(self, other uint32) (bool, error) {
 	return sa.Dev == sb.Dev && sa.Ino == sb.Ino, nil
 }
 
-func (h *Host) metadataHash(self uint32) (fsResult[hashValue], error) {
+func (h *Host) metadataHash(self descHandle) (fsResult[hashValue], error) {
 	d, err := h.desc(self)
 	if err != nil {
 		return fsResult[hashValue]{}, err
@@ -432,7 +457,7 @@ func (h *Host) metadataHash(self uint32) (fsResult[hashValue], error) {
 	return fsOK(hashValue{Lower: st.Ino, Upper: st.Dev}), nil
 }
 
-func (h *Host) metadataHashAt(self uint32, pf uint8, path string) (fsResult[hashValue], error) {
+func (h *Host) metadataHashAt(self descHandle, pf uint8, path string) (fsResult[hashValue], error) {
 	dir, derr, err := h.dirOf(self)
 	if err != nil || derr != nil {
 		return fsErr[hashValue](derr), err
@@ -451,26 +476,34 @@ func defineFilesystem(l *component.Linker) error {
 	if _, err := l.DefineResource(ifaceTypes, "directory-entry-stream", dtor[*dirStream]()); err != nil {
 		return err
 	}
+	if err := defineAll(l, ifaceTypes, filesystemFuncs()); err != nil {
+		return err
+	}
+	return defineAll(l, ifacePreopens, preopensFuncs())
+}
+
+// filesystemFuncs are the functions of wasi:filesystem/types.
+func filesystemFuncs() map[string]any {
 	type unit = fsResult[struct{}]
 	ok := fsOK(struct{}{})
 	m := "[method]descriptor."
-	err := defineAll(l, ifaceTypes, map[string]any{
-		m + "read-via-stream": func(_ context.Context, h *Host, self uint32, off uint64) (fsResult[uint32], error) {
-			return h.stream(self, off, false, false)
+	return map[string]any{
+		m + "read-via-stream": func(_ context.Context, h *Host, self descHandle, off uint64) (fsResult[abi.Own[*InputStream]], error) {
+			return h.readStream(self, off)
 		},
-		m + "write-via-stream": func(_ context.Context, h *Host, self uint32, off uint64) (fsResult[uint32], error) {
-			return h.stream(self, off, true, false)
+		m + "write-via-stream": func(_ context.Context, h *Host, self descHandle, off uint64) (fsResult[abi.Own[*OutputStream]], error) {
+			return h.writeStream(self, off, false)
 		},
-		m + "append-via-stream": func(_ context.Context, h *Host, self uint32) (fsResult[uint32], error) {
-			return h.stream(self, 0, true, true)
+		m + "append-via-stream": func(_ context.Context, h *Host, self descHandle) (fsResult[abi.Own[*OutputStream]], error) {
+			return h.writeStream(self, 0, true)
 		},
-		m + "advise": func(_ context.Context, h *Host, self uint32, _, _ uint64, advice uint8) (unit, error) {
+		m + "advise": func(_ context.Context, h *Host, self descHandle, _, _ uint64, advice uint8) (unit, error) {
 			if _, err := h.desc(self); err != nil {
 				return unit{}, err
 			}
 			return ok, nil // advice is only advice
 		},
-		m + "sync-data": func(_ context.Context, h *Host, self uint32) (unit, error) {
+		m + "sync-data": func(_ context.Context, h *Host, self descHandle) (unit, error) {
 			d, err := h.desc(self)
 			if err != nil {
 				return unit{}, err
@@ -480,7 +513,7 @@ func defineFilesystem(l *component.Linker) error {
 			}
 			return ok, nil
 		},
-		m + "sync": func(_ context.Context, h *Host, self uint32) (unit, error) {
+		m + "sync": func(_ context.Context, h *Host, self descHandle) (unit, error) {
 			d, err := h.desc(self)
 			if err != nil {
 				return unit{}, err
@@ -490,14 +523,14 @@ func defineFilesystem(l *component.Linker) error {
 			}
 			return ok, nil
 		},
-		m + "get-flags": func(_ context.Context, h *Host, self uint32) (fsResult[uint8], error) {
+		m + "get-flags": func(_ context.Context, h *Host, self descHandle) (fsResult[uint8], error) {
 			d, err := h.desc(self)
 			if err != nil {
 				return fsResult[uint8]{}, err
 			}
 			return fsOK(d.flags), nil
 		},
-		m + "get-type": func(_ context.Context, h *Host, self uint32) (fsResult[uint8], error) {
+		m + "get-type": func(_ context.Context, h *Host, self descHandle) (fsResult[uint8], error) {
 			d, err := h.desc(self)
 			if err != nil {
 				return fsResult[uint8]{}, err
@@ -508,7 +541,7 @@ func defineFilesystem(l *component.Linker) error {
 			}
 			return fsOK(descType(st.Type)), nil
 		},
-		m + "set-size": func(_ context.Context, h *Host, self uint32, size uint64) (unit, error) {
+		m + "set-size": func(_ context.Context, h *Host, self descHandle, size uint64) (unit, error) {
 			d, ferr, err := h.fileOf(self)
 			if err != nil || ferr != nil {
 				return fsErr[struct{}](ferr), err
@@ -524,10 +557,10 @@ func defineFilesystem(l *component.Linker) error {
 			}
 			return ok, nil
 		},
-		m + "set-times": func(_ context.Context, h *Host, self uint32, a, mt newTimestamp) (unit, error) {
+		m + "set-times": func(_ context.Context, h *Host, self descHandle, a, mt newTimestamp) (unit, error) {
 			return h.setTimes(self, a, mt)
 		},
-		m + "read": func(_ context.Context, h *Host, self uint32, n, off uint64) (fsResult[readResult], error) {
+		m + "read": func(_ context.Context, h *Host, self descHandle, n, off uint64) (fsResult[readResult], error) {
 			d, ferr, err := h.fileOf(self)
 			if err != nil || ferr != nil {
 				return fsErr[readResult](ferr), err
@@ -545,7 +578,7 @@ func defineFilesystem(l *component.Linker) error {
 			}
 			return fsOK(readResult{buf[:k], k == 0 && len(buf) > 0}), nil
 		},
-		m + "write": func(_ context.Context, h *Host, self uint32, b []byte, off uint64) (fsResult[uint64], error) {
+		m + "write": func(_ context.Context, h *Host, self descHandle, b []byte, off uint64) (fsResult[uint64], error) {
 			d, ferr, err := h.fileOf(self)
 			if err != nil || ferr != nil {
 				return fsErr[uint64](ferr), err
@@ -562,13 +595,13 @@ func defineFilesystem(l *component.Linker) error {
 			}
 			return fsOK(uint64(k)), nil
 		},
-		m + "read-directory": func(_ context.Context, h *Host, self uint32) (fsResult[uint32], error) {
+		m + "read-directory": func(_ context.Context, h *Host, self descHandle) (fsResult[abi.Own[*dirStream]], error) {
 			return h.readDirectory(self)
 		},
-		m + "create-directory-at": func(_ context.Context, h *Host, self uint32, path string) (unit, error) {
+		m + "create-directory-at": func(_ context.Context, h *Host, self descHandle, path string) (unit, error) {
 			return h.createDirectoryAt(self, path)
 		},
-		m + "stat": func(_ context.Context, h *Host, self uint32) (fsResult[descStat], error) {
+		m + "stat": func(_ context.Context, h *Host, self descHandle) (fsResult[descStat], error) {
 			d, err := h.desc(self)
 			if err != nil {
 				return fsResult[descStat]{}, err
@@ -579,47 +612,47 @@ func defineFilesystem(l *component.Linker) error {
 			}
 			return fsOK(toStat(st)), nil
 		},
-		m + "stat-at": func(_ context.Context, h *Host, self uint32, pf uint8, path string) (fsResult[descStat], error) {
+		m + "stat-at": func(_ context.Context, h *Host, self descHandle, pf uint8, path string) (fsResult[descStat], error) {
 			return h.statAt(self, pf, path)
 		},
-		m + "set-times-at": func(_ context.Context, h *Host, self uint32, pf uint8, path string, a, mt newTimestamp) (unit, error) {
+		m + "set-times-at": func(_ context.Context, h *Host, self descHandle, pf uint8, path string, a, mt newTimestamp) (unit, error) {
 			return h.setTimesAt(self, pf, path, a, mt)
 		},
-		m + "link-at": func(_ context.Context, h *Host, self uint32, pf uint8, oldPath string, newDesc uint32, newPath string) (unit, error) {
+		m + "link-at": func(_ context.Context, h *Host, self descHandle, pf uint8, oldPath string, newDesc descHandle, newPath string) (unit, error) {
 			return h.linkAt(self, pf, oldPath, newDesc, newPath)
 		},
-		m + "open-at": func(_ context.Context, h *Host, self uint32, pf uint8, path string, of, flags uint8) (fsResult[uint32], error) {
+		m + "open-at": func(_ context.Context, h *Host, self descHandle, pf uint8, path string, of, flags uint8) (fsResult[abi.Own[*descriptor]], error) {
 			return h.openAt(self, pf, path, of, flags)
 		},
-		m + "readlink-at": func(_ context.Context, h *Host, self uint32, path string) (fsResult[string], error) {
+		m + "readlink-at": func(_ context.Context, h *Host, self descHandle, path string) (fsResult[string], error) {
 			return h.readlinkAt(self, path)
 		},
-		m + "remove-directory-at": func(_ context.Context, h *Host, self uint32, path string) (unit, error) {
+		m + "remove-directory-at": func(_ context.Context, h *Host, self descHandle, path string) (unit, error) {
 			return h.removeDirectoryAt(self, path)
 		},
-		m + "rename-at": func(_ context.Context, h *Host, self uint32, oldPath string, newDesc uint32, newPath string) (unit, error) {
+		m + "rename-at": func(_ context.Context, h *Host, self descHandle, oldPath string, newDesc descHandle, newPath string) (unit, error) {
 			return h.renameAt(self, oldPath, newDesc, newPath)
 		},
-		m + "symlink-at": func(_ context.Context, h *Host, self uint32, target, path string) (unit, error) {
+		m + "symlink-at": func(_ context.Context, h *Host, self descHandle, target, path string) (unit, error) {
 			return h.symlinkAt(self, target, path)
 		},
-		m + "unlink-file-at": func(_ context.Context, h *Host, self uint32, path string) (unit, error) {
+		m + "unlink-file-at": func(_ context.Context, h *Host, self descHandle, path string) (unit, error) {
 			return h.unlinkFileAt(self, path)
 		},
-		m + "is-same-object": func(_ context.Context, h *Host, self, other uint32) (bool, error) {
+		m + "is-same-object": func(_ context.Context, h *Host, self, other descHandle) (bool, error) {
 			return h.isSameObject(self, other)
 		},
-		m + "metadata-hash": func(_ context.Context, h *Host, self uint32) (fsResult[hashValue], error) {
+		m + "metadata-hash": func(_ context.Context, h *Host, self descHandle) (fsResult[hashValue], error) {
 			return h.metadataHash(self)
 		},
-		m + "metadata-hash-at": func(_ context.Context, h *Host, self uint32, pf uint8, path string) (fsResult[hashValue], error) {
+		m + "metadata-hash-at": func(_ context.Context, h *Host, self descHandle, pf uint8, path string) (fsResult[hashValue], error) {
 			return h.metadataHashAt(self, pf, path)
 		},
-		"[method]directory-entry-stream.read-directory-entry": func(_ context.Context, h *Host, self uint32) (fsResult[abi.Option[dirEntry]], error) {
+		"[method]directory-entry-stream.read-directory-entry": func(_ context.Context, h *Host, self abi.Borrow[*dirStream]) (fsResult[abi.Option[dirEntry]], error) {
 			return h.readDirectoryEntry(self)
 		},
-		"filesystem-error-code": func(_ context.Context, h *Host, e uint32) (abi.Option[errorCode], error) {
-			ie, err := get[*ioError](h, e)
+		"filesystem-error-code": func(_ context.Context, h *Host, e abi.Borrow[*ioError]) (abi.Option[errorCode], error) {
+			ie, err := borrowed(h, e)
 			if err != nil {
 				return abi.Option[errorCode]{}, err
 			}
@@ -628,13 +661,16 @@ func defineFilesystem(l *component.Linker) error {
 			}
 			return abi.Some(toCode(ie.err)), nil
 		},
-	})
-	if err != nil {
-		return err
 	}
-	return defineFunc(l, ifacePreopens, "get-directories", func(_ context.Context, h *Host) ([]preopenEntry, error) {
-		return h.getDirectories()
-	})
+}
+
+// preopensFuncs are the functions of wasi:filesystem/preopens.
+func preopensFuncs() map[string]any {
+	return map[string]any{
+		"get-directories": func(_ context.Context, h *Host) ([]preopenEntry, error) {
+			return h.getDirectories()
+		},
+	}
 }
 
 // getDirectories hands out a descriptor for each preopen; dropping one leaves the preopen open
@@ -646,11 +682,11 @@ func (h *Host) getDirectories() ([]preopenEntry, error) {
 		if !p.dir.ReadOnly() {
 			flags |= flagMutateDirectory
 		}
-		rep, err := h.add(&descriptor{dir: p.dir, flags: flags, preopen: true})
+		d, err := push(h, &descriptor{dir: p.dir, flags: flags, preopen: true})
 		if err != nil {
 			return nil, fmt.Errorf("preview2: get-directories: %w", err)
 		}
-		out = append(out, preopenEntry{rep, p.name})
+		out = append(out, preopenEntry{d, p.name})
 	}
 	return out, nil
 }
@@ -664,6 +700,6 @@ type readResult struct {
 
 // preopenEntry is get-directories' tuple<descriptor, string>.
 type preopenEntry struct {
-	Desc uint32
+	Desc abi.Own[*descriptor]
 	Path string
 }

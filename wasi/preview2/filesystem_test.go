@@ -30,10 +30,10 @@ const okCode errorCode = 255
 type fsWorld struct {
 	h                     *Host
 	clock                 *wasi.FakeClock
-	rw, ro, fs, other     uint32
-	file                  uint32 // rw/file opened for reading
-	roFile                uint32 // ro/file opened for reading
-	dirNoMut, dirMut      uint32 // rw/dir without and with mutate-directory
+	rw, ro, fs, other     descHandle
+	file                  descHandle // rw/file opened for reading
+	roFile                descHandle // ro/file opened for reading
+	dirNoMut, dirMut      descHandle // rw/dir without and with mutate-directory
 	rwDir, roDir, outside string
 }
 
@@ -73,7 +73,7 @@ func newFSWorld(t *testing.T) *fsWorld {
 	if err != nil || len(dirs) != 4 {
 		t.Fatalf("get-directories = %v, %v", dirs, err)
 	}
-	w.rw, w.ro, w.fs, w.other = dirs[0].Desc, dirs[1].Desc, dirs[2].Desc, dirs[3].Desc
+	w.rw, w.ro, w.fs, w.other = lend(dirs[0].Desc), lend(dirs[1].Desc), lend(dirs[2].Desc), lend(dirs[3].Desc)
 	w.file = w.open(t, w.rw, "file", 0, flagRead)
 	w.roFile = w.open(t, w.ro, "file", 0, flagRead)
 	w.dirNoMut = w.open(t, w.rw, "dir", 2, flagRead)
@@ -105,18 +105,18 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-func (w *fsWorld) open(t *testing.T, dir uint32, path string, openFlags, flags uint8) uint32 {
+func (w *fsWorld) open(t *testing.T, dir descHandle, path string, openFlags, flags uint8) descHandle {
 	t.Helper()
 	r, err := w.h.openAt(dir, 1, path, openFlags, flags)
 	if err != nil || r.IsErr {
 		t.Fatalf("open-at %q = %+v, %v", path, r, err)
 	}
-	return r.Ok
+	return lend(r.Ok)
 }
 
 // desc names the descriptors of w for the tables.
-func (w *fsWorld) desc(name string) uint32 {
-	return map[string]uint32{"rw": w.rw, "ro": w.ro, "fs": w.fs, "other": w.other, "file": w.file,
+func (w *fsWorld) desc(name string) descHandle {
+	return map[string]descHandle{"rw": w.rw, "ro": w.ro, "fs": w.fs, "other": w.other, "file": w.file,
 		"ro-file": w.roFile, "dir-no-mutate": w.dirNoMut, "dir-mutate": w.dirMut}[name]
 }
 
@@ -529,7 +529,7 @@ func TestStatAt(t *testing.T) {
 		t.Fatalf("link count %d after link-at, want 2", r.Ok.LinkCount)
 	}
 	// A bad rep traps.
-	if _, err := w.h.statAt(9999, 0, "file"); !errors.Is(err, ErrHandle) {
+	if _, err := w.h.statAt(descHandle{Rep: 9999}, 0, "file"); !errors.Is(err, ErrHandle) {
 		t.Fatalf("stat-at on an unknown rep: %v, want ErrHandle", err)
 	}
 }
@@ -585,17 +585,17 @@ func TestReadlinkAtNotUTF8(t *testing.T) {
 }
 
 // readAll lists a directory with read-directory and read-directory-entry, by name.
-func readAll(t *testing.T, h *Host, dir uint32) map[string]uint8 {
+func readAll(t *testing.T, h *Host, dir descHandle) map[string]uint8 {
 	t.Helper()
 	s, err := h.readDirectory(dir)
 	checkResult(t, "read-directory", s, err, okCode)
 	got := map[string]uint8{}
 	for range 1000 {
-		e, err := h.readDirectoryEntry(s.Ok)
+		e, err := h.readDirectoryEntry(lend(s.Ok))
 		checkResult(t, "read-directory-entry", e, err, okCode)
 		if !e.Ok.IsSome {
 			// The end stays the end.
-			e, err = h.readDirectoryEntry(s.Ok)
+			e, err = h.readDirectoryEntry(lend(s.Ok))
 			if err != nil || e.IsErr || !!e.Ok.IsSome {
 				t.Fatalf("read-directory-entry after the end = %+v, %v", e, err)
 			}
@@ -649,10 +649,10 @@ func TestReadDirectory(t *testing.T) {
 		d := w.open(t, w.rw, "dir", 2, flagRead)
 		s, err := w.h.readDirectory(d)
 		checkResult(t, "read-directory", s, err, okCode)
-		if err := drop[*descriptor](w.h, d); err != nil {
+		if err := drop[*descriptor](w.h, d.Rep); err != nil {
 			t.Fatal(err)
 		}
-		e, err := w.h.readDirectoryEntry(s.Ok)
+		e, err := w.h.readDirectoryEntry(lend(s.Ok))
 		checkResult(t, "read-directory-entry", e, err, okCode)
 		if !e.Ok.IsSome || e.Ok.Value.Name != "inner" {
 			t.Fatalf("read-directory-entry = %+v, want inner", e.Ok)
@@ -670,20 +670,20 @@ func TestReadDirectory(t *testing.T) {
 		checkResult(t, "read-directory", r, err, codeNotDirectory)
 	})
 	t.Run("unknown reps trap", func(t *testing.T) {
-		if _, err := w.h.readDirectory(9999); !errors.Is(err, ErrHandle) {
+		if _, err := w.h.readDirectory(descHandle{Rep: 9999}); !errors.Is(err, ErrHandle) {
 			t.Fatalf("read-directory on an unknown rep: %v", err)
 		}
-		if _, err := w.h.readDirectoryEntry(w.rw); !errors.Is(err, ErrHandle) {
+		if _, err := w.h.readDirectoryEntry(abi.Borrow[*dirStream]{Rep: w.rw.Rep}); !errors.Is(err, ErrHandle) {
 			t.Fatalf("read-directory-entry on a descriptor: %v", err)
 		}
 	})
 	t.Run("dropped stream", func(t *testing.T) {
 		s, err := w.h.readDirectory(w.rw)
 		checkResult(t, "read-directory", s, err, okCode)
-		if err := drop[*dirStream](w.h, s.Ok); err != nil {
+		if err := drop[*dirStream](w.h, s.Ok.Rep); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.h.readDirectoryEntry(s.Ok); !errors.Is(err, ErrHandle) {
+		if _, err := w.h.readDirectoryEntry(lend(s.Ok)); !errors.Is(err, ErrHandle) {
 			t.Fatalf("read-directory-entry after the drop: %v, want ErrHandle", err)
 		}
 	})
@@ -697,7 +697,7 @@ func TestReadDirectoryResourceLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.readDirectory(dirs[0].Desc); !errors.Is(err, ErrTooManyResources) {
+	if _, err := h.readDirectory(lend(dirs[0].Desc)); !errors.Is(err, ErrTooManyResources) {
 		t.Fatalf("read-directory past the limit: %v, want ErrTooManyResources", err)
 	}
 	if h.res.Len() != 1 {
@@ -721,7 +721,7 @@ func TestReadDirectoryNotUTF8(t *testing.T) {
 	var names []string
 	bad := 0
 	for range 10 {
-		e, err := w.h.readDirectoryEntry(s.Ok)
+		e, err := w.h.readDirectoryEntry(lend(s.Ok))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -836,7 +836,7 @@ func TestSetTimes(t *testing.T) {
 		})
 	}
 	w := newFSWorld(t)
-	if _, err := w.h.setTimes(9999, now, now); !errors.Is(err, ErrHandle) {
+	if _, err := w.h.setTimes(descHandle{Rep: 9999}, now, now); !errors.Is(err, ErrHandle) {
 		t.Fatalf("set-times on an unknown rep: %v, want ErrHandle", err)
 	}
 }
@@ -887,14 +887,14 @@ func TestIsSameObject(t *testing.T) {
 	fsDir := w.open(t, w.fs, "dir", 2, flagRead)
 	tests := []struct {
 		name string
-		a, b uint32
+		a, b descHandle
 		want bool
 	}{
 		{"itself", w.file, w.file, true},
 		{"file opened twice", w.file, fileAgain, true},
 		{"file through a symlink", w.file, viaLink, true},
 		{"file through a subdirectory", viaDotDot, inner, true},
-		{"preopen from two get-directories calls", w.rw, again[0].Desc, true},
+		{"preopen from two get-directories calls", w.rw, lend(again[0].Desc), true},
 		{"subdirectory opened twice", w.dirNoMut, w.dirMut, true},
 		{"two files", w.file, inner, false},
 		{"file and its directory", w.file, w.rw, false},
@@ -906,31 +906,31 @@ func TestIsSameObject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for _, ab := range [][2]uint32{{tt.a, tt.b}, {tt.b, tt.a}} {
+			for _, ab := range [][2]descHandle{{tt.a, tt.b}, {tt.b, tt.a}} {
 				got, err := w.h.isSameObject(ab[0], ab[1])
 				if err != nil || got != tt.want {
-					t.Fatalf("is-same-object(%d, %d) = %v, %v; want %v", ab[0], ab[1], got, err, tt.want)
+					t.Fatalf("is-same-object(%d, %d) = %v, %v; want %v", ab[0].Rep, ab[1].Rep, got, err, tt.want)
 				}
 			}
 		})
 	}
-	if _, err := w.h.isSameObject(w.file, 9999); !errors.Is(err, ErrHandle) {
+	if _, err := w.h.isSameObject(w.file, descHandle{Rep: 9999}); !errors.Is(err, ErrHandle) {
 		t.Fatalf("is-same-object with an unknown rep: %v, want ErrHandle", err)
 	}
-	if _, err := w.h.isSameObject(9999, w.file); !errors.Is(err, ErrHandle) {
+	if _, err := w.h.isSameObject(descHandle{Rep: 9999}, w.file); !errors.Is(err, ErrHandle) {
 		t.Fatalf("is-same-object with an unknown rep: %v, want ErrHandle", err)
 	}
 }
 
 func TestMetadataHash(t *testing.T) {
 	w := newFSWorld(t)
-	hash := func(t *testing.T, desc uint32) hashValue {
+	hash := func(t *testing.T, desc descHandle) hashValue {
 		t.Helper()
 		r, err := w.h.metadataHash(desc)
 		checkResult(t, "metadata-hash", r, err, okCode)
 		return r.Ok
 	}
-	hashAt := func(t *testing.T, desc uint32, pf uint8, path string) hashValue {
+	hashAt := func(t *testing.T, desc descHandle, pf uint8, path string) hashValue {
 		t.Helper()
 		r, err := w.h.metadataHashAt(desc, pf, path)
 		checkResult(t, "metadata-hash-at", r, err, okCode)
@@ -979,7 +979,7 @@ func TestMetadataHash(t *testing.T) {
 	}
 	errs := []struct {
 		name string
-		desc uint32
+		desc descHandle
 		pf   uint8
 		path string
 		want errorCode
@@ -997,7 +997,7 @@ func TestMetadataHash(t *testing.T) {
 			checkResult(t, "metadata-hash-at", r, err, tt.want)
 		})
 	}
-	if _, err := w.h.metadataHash(9999); !errors.Is(err, ErrHandle) {
+	if _, err := w.h.metadataHash(descHandle{Rep: 9999}); !errors.Is(err, ErrHandle) {
 		t.Fatalf("metadata-hash on an unknown rep: %v, want ErrHandle", err)
 	}
 }

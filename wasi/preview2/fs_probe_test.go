@@ -249,7 +249,7 @@ func TestFilesystemNotUTF8ThroughComponent(t *testing.T) {
 }
 
 // fsTree makes file ("hello", modified at 2000 s), dir/inner, empty/ and in -> file.
-func fsTree(t *testing.T) string {
+func fsTree(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, d := range []string{"dir", "empty"} {

@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/wasi"
 )
 
@@ -114,23 +115,23 @@ func TestFileStreamBudget(t *testing.T) {
 	if err != nil || len(dirs) != 2 || dirs[0].Path != "/rw" || dirs[1].Path != "/ro" {
 		t.Fatalf("get-directories = %v, %v", dirs, err)
 	}
-	f, err := h.openAt(dirs[0].Desc, 0, "f", 1|8, flagWrite)
+	f, err := h.openAt(lend(dirs[0].Desc), 0, "f", 1|8, flagWrite)
 	if err != nil || f.IsErr {
 		t.Fatalf("open-at = %+v, %v", f, err)
 	}
-	s, err := h.stream(f.Ok, 0, true, false)
+	s, err := h.writeStream(lend(f.Ok), 0, false)
 	if err != nil || s.IsErr {
 		t.Fatalf("write-via-stream = %+v, %v", s, err)
 	}
-	h.checkWrite(s.Ok)
-	if r, err := h.write(ctx, s.Ok, []byte("12345678"), false); err != nil || r.IsErr {
+	h.checkWrite(s.Ok.Rep)
+	if r, err := h.write(ctx, s.Ok.Rep, []byte("12345678"), false); err != nil || r.IsErr {
 		t.Fatalf("write within budget = %+v, %v", r, err)
 	}
-	r, err := h.write(ctx, s.Ok, []byte("123"), false)
+	r, err := h.write(ctx, s.Ok.Rep, []byte("123"), false)
 	if err != nil || !r.IsErr || r.Err.LastOperationFailed == nil {
 		t.Fatalf("write past budget = %+v, %v; want last-operation-failed", r, err)
 	}
-	e, err := get[*ioError](h, *r.Err.LastOperationFailed)
+	e, err := get[*ioError](h, r.Err.LastOperationFailed.Rep)
 	if err != nil || toCode(e.err) != codeQuota {
 		t.Fatalf("error %v maps to %d, want quota", e, toCode(e.err))
 	}
@@ -140,26 +141,26 @@ func TestFileStreamBudget(t *testing.T) {
 
 	// The read-only tree: no mutate-directory, so opening for writing is not-permitted; reading
 	// works.
-	if r, err := h.openAt(dirs[1].Desc, 0, "f.txt", 0, flagWrite); err != nil || !r.IsErr || r.Err != codeNotPermitted {
+	if r, err := h.openAt(lend(dirs[1].Desc), 0, "f.txt", 0, flagWrite); err != nil || !r.IsErr || r.Err != codeNotPermitted {
 		t.Fatalf("open-at for write in a read-only preopen = %+v, %v", r, err)
 	}
-	rf, err := h.openAt(dirs[1].Desc, 0, "f.txt", 0, flagRead)
+	rf, err := h.openAt(lend(dirs[1].Desc), 0, "f.txt", 0, flagRead)
 	if err != nil || rf.IsErr {
 		t.Fatalf("open-at for read = %+v, %v", rf, err)
 	}
-	in, err := h.stream(rf.Ok, 1, false, false)
+	in, err := h.readStream(lend(rf.Ok), 1)
 	if err != nil || in.IsErr {
 		t.Fatalf("read-via-stream = %+v, %v", in, err)
 	}
-	got, err := h.read(ctx, in.Ok, 100, true)
+	got, err := h.read(ctx, in.Ok.Rep, 100, true)
 	if err != nil || got.IsErr || string(got.Ok) != "ata" {
 		t.Fatalf("read = %+v, %v", got, err)
 	}
-	if got, _ := h.read(ctx, in.Ok, 100, true); !got.IsErr || !got.Err.Closed {
+	if got, _ := h.read(ctx, in.Ok.Rep, 100, true); !got.IsErr || !got.Err.Closed {
 		t.Fatalf("read at end = %+v, want closed", got)
 	}
 	// Escaping the preopen is not-permitted, as in preview 1.
-	if r, _ := h.openAt(dirs[0].Desc, 0, "../x", 0, flagRead); !r.IsErr || r.Err != codeNotPermitted {
+	if r, _ := h.openAt(lend(dirs[0].Desc), 0, "../x", 0, flagRead); !r.IsErr || r.Err != codeNotPermitted {
 		t.Fatalf("open-at ../x = %+v, want not-permitted", r)
 	}
 }
@@ -247,3 +248,7 @@ func TestErrorCodes(t *testing.T) {
 		}
 	}
 }
+
+// lend turns an own handle the test holds into a borrow of it for a call, as the component's
+// handle table does when a guest passes a borrow of a handle it owns: the rep is the same.
+func lend[R abi.Resource](o abi.Own[R]) abi.Borrow[R] { return abi.Borrow[R]{Rep: o.Rep} }

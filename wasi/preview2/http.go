@@ -1,12 +1,11 @@
 package preview2
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
-	"time"
+
+	"github.com/kobako/kobako/egress"
 )
 
 // The wasi:http interfaces this host serves (client side). Version 0.2.0 satisfies imports of
@@ -16,13 +15,29 @@ const (
 	ifaceHTTPOutgoing = "wasi:http/outgoing-handler@0.2.0"
 )
 
-// HTTPConfig links wasi:http/types and wasi:http/outgoing-handler. With a nil Send neither is
-// defined, and a component importing them fails to instantiate naming the missing import.
+// HTTPConfig configures the wasi:http of one Host. It does not decide whether wasi:http is
+// linked (DefineHTTP on the Linker does): a nil Send denies every request, which the guest sees
+// as HTTP-request-denied, so a component that imports wasi:http but is given no network still
+// instantiates and runs. To keep wasi:http from a component altogether, leave DefineHTTP off its
+// Linker; the component then fails to instantiate naming the import.
 type HTTPConfig struct {
 	// Send performs every request the guest hands to outgoing-handler.handle. It is the one
-	// place an embedder decides what reaches the network; see HTTPSender. Package
+	// place an embedder decides what reaches the network, and the same type ABI 1's
+	// subako_http takes, so one function can guard both (see egress.Sender). It receives req
+	// already validated (method, scheme, authority, path and header syntax) while the guest
+	// may still be writing the body: req.Body reads what the guest writes to the
+	// outgoing-body stream and ends when the guest finishes it, req.Trailer is then filled
+	// with the guest's trailers. It runs on a goroutine of its own; its ctx ends when the guest
+	// drops the request or its response, when the Host closes, or at the deadline of the call
+	// that sent the request. The options carry the guest's request-options only.
+	//
+	// A failure, of the send or of a response body read, answers the guest the error-code of
+	// an *HTTPError in its chain, else the one egress's Reason maps to (an *egress.Error from
+	// egress.NewSender, or egress.Deny's veto: HTTP-request-denied), else internal-error.
+	// The response body is read as the guest reads it (a bounded buffer in between, so a
+	// large body streams), and resp.Trailer is read after it ends. Package
 	// wasi/preview2/httpegress provides the egress-policy sender kobako uses.
-	Send HTTPSender
+	Send egress.Sender
 	// ForbiddenHeader reports the header names (lower-case) the guest may not set in any fields
 	// resource: fields.from-list, set and append refuse them with header-error.forbidden. Nil
 	// means IsForbiddenHeader.
@@ -35,28 +50,6 @@ type HTTPConfig struct {
 
 // DefaultMaxFieldsBytes bounds one fields resource when HTTPConfig.MaxFieldsBytes is 0.
 const DefaultMaxFieldsBytes = 64 << 10
-
-// HTTPSender is the shape of wasmtime-wasi-http's send_request hook: it sends req, already
-// validated (method, scheme, authority, path and header syntax), and returns the response once
-// its header has arrived. It runs on a goroutine of its own, while the guest goes on writing
-// the request body (req.Body, which reads what the guest writes to the outgoing-body stream and
-// ends when the guest finishes it; req.Trailer is then filled with the guest's trailers).
-//
-// ctx ends when the guest drops the request or its response, when the Host closes, or at the
-// deadline of the call that sent the request. A failure should be an *HTTPError naming the
-// wasi:http error-code the guest receives; any other error reaches the guest as
-// internal-error. The response body is read as the guest reads it (a bounded buffer in
-// between, so a large body streams); its read errors map the same way, and resp.Trailer is
-// read after it ends.
-type HTTPSender func(ctx context.Context, req *http.Request, opts RequestOptions) (*http.Response, error)
-
-// RequestOptions are the guest's request-options. A zero duration means the guest set none;
-// a sender applies its own limits either way and lets the guest's only shorten them.
-type RequestOptions struct {
-	ConnectTimeout      time.Duration
-	FirstByteTimeout    time.Duration
-	BetweenBytesTimeout time.Duration
-}
 
 // forbiddenHeaders are the hop-by-hop and framing headers a guest may not set (RFC 9110 §7.6.1,
 // RFC 9113 §8.2.2): the host computes them itself, and a guest value would only allow request
@@ -95,12 +88,15 @@ func (e *HTTPError) Error() string {
 
 func (e *HTTPError) Unwrap() error { return e.Err }
 
-// ErrorCodeOf returns the error-code err carries (an *HTTPError in its chain), or internal-error
-// with err's message.
+// ErrorCodeOf returns the error-code err carries (an *HTTPError in its chain), else the one its
+// *egress.Error maps to by Reason, else internal-error with err's message.
 func ErrorCodeOf(err error) ErrorCode {
 	var he *HTTPError
 	if errors.As(err, &he) {
 		return he.Code
+	}
+	if c, ok := egressCode(err); ok {
+		return c
 	}
 	msg := err.Error()
 	return ErrorCode{Kind: InternalError, Message: &msg}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kobako/kobako/abi"
+	"github.com/kobako/kobako/egress"
 )
 
 // BenchmarkHTTPHostPath moves 1 MiB each way through wasi:http's host side (outgoing-request,
@@ -34,7 +35,7 @@ func BenchmarkHTTPHostPath(b *testing.B) {
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
 	tr := srv.Client().Transport
-	h, err := NewHost(Config{MaxResources: 1 << 16, HTTP: HTTPConfig{Send: func(ctx context.Context, req *http.Request, _ RequestOptions) (*http.Response, error) {
+	h, err := NewHost(Config{MaxResources: 1 << 16, HTTP: HTTPConfig{Send: func(ctx context.Context, req *http.Request, _ egress.SendOptions) (*http.Response, error) {
 		return tr.RoundTrip(req)
 	}}})
 	if err != nil {
@@ -43,25 +44,26 @@ func BenchmarkHTTPHostPath(b *testing.B) {
 	defer h.Close()
 	ctx := context.Background()
 	fns, rfns := httpRequestFuncs(), httpResponseFuncs()
-	bodyOf := fns["[method]outgoing-request.body"].(func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error))
-	writeOf := fns["[method]outgoing-body.write"].(func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error))
-	finish := fns["[static]outgoing-body.finish"].(func(context.Context, *Host, uint32, *uint32) (abi.Result[struct{}, httpErrorCode], error))
-	consume := rfns["[method]incoming-response.consume"].(func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error))
-	streamOf := rfns["[method]incoming-body.stream"].(func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error))
+	bodyOf := fns["[method]outgoing-request.body"].(func(context.Context, *Host, abi.Borrow[*outgoingRequest]) (abi.Result[abi.Own[*outgoingBody], struct{}], error))
+	writeOf := fns["[method]outgoing-body.write"].(func(context.Context, *Host, abi.Borrow[*outgoingBody]) (abi.Result[abi.Own[*OutputStream], struct{}], error))
+	finish := fns["[static]outgoing-body.finish"].(func(context.Context, *Host, abi.Own[*outgoingBody], *abi.Own[*fields]) (abi.Result[struct{}, httpErrorCode], error))
+	consume := rfns["[method]incoming-response.consume"].(func(context.Context, *Host, abi.Borrow[*incomingResponse]) (abi.Result[abi.Own[*incomingBody], struct{}], error))
+	streamOf := rfns["[method]incoming-body.stream"].(func(context.Context, *Host, abi.Borrow[*incomingBody]) (abi.Result[abi.Own[*InputStream], struct{}], error))
 	exchange := func(b *testing.B, post bool) int {
 		fr, _ := h.fieldsFromList(nil)
-		rep, _ := h.newOutgoingRequest(fr.Ok)
-		r, _ := get[*outgoingRequest](h, rep)
+		req, _ := h.newOutgoingRequest(fr.Ok)
+		r, _ := borrowed(h, lend(req))
 		r.scheme, r.authority, r.path = &scheme{HTTPS: true}, &u.Host, strp("/")
-		var ob, os uint32
+		var ob abi.Own[*outgoingBody]
+		var os uint32
 		if post {
 			r.method = method{Post: true}
-			bo, _ := bodyOf(ctx, h, rep)
+			bo, _ := bodyOf(ctx, h, lend(req))
 			ob = bo.Ok
-			so, _ := writeOf(ctx, h, ob)
-			os = so.Ok
+			so, _ := writeOf(ctx, h, lend(ob))
+			os = so.Ok.Rep
 		}
-		res, err := h.handle(ctx, rep, nil)
+		res, err := h.handle(ctx, req, nil)
 		if err != nil || res.IsErr {
 			b.Fatalf("handle %v %+v", err, res)
 		}
@@ -82,15 +84,15 @@ func BenchmarkHTTPHostPath(b *testing.B) {
 			drop[*OutputStream](h, os)
 			finish(ctx, h, ob, nil)
 		}
-		f, _ := get[*futureResponse](h, res.Ok)
+		f, _ := borrowed(h, lend(res.Ok))
 		h.wait(ctx, []*Pollable{{src: f}})
-		rr, _ := h.futureGet(res.Ok)
+		rr, _ := h.futureGet(lend(res.Ok))
 		ir := rr.Ok.Ok
-		ib, _ := consume(ctx, h, ir)
-		st, _ := streamOf(ctx, h, ib.Ok)
+		ib, _ := consume(ctx, h, lend(ir))
+		st, _ := streamOf(ctx, h, lend(ib.Ok))
 		n := 0
 		for {
-			r, err := h.read(ctx, st.Ok, MaxReadChunk, true)
+			r, err := h.read(ctx, st.Ok.Rep, MaxReadChunk, true)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -99,10 +101,10 @@ func BenchmarkHTTPHostPath(b *testing.B) {
 			}
 			n += len(r.Ok)
 		}
-		drop[*InputStream](h, st.Ok)
-		drop[*incomingBody](h, ib.Ok)
-		drop[*incomingResponse](h, ir)
-		drop[*futureResponse](h, res.Ok)
+		drop[*InputStream](h, st.Ok.Rep)
+		drop[*incomingBody](h, ib.Ok.Rep)
+		drop[*incomingResponse](h, ir.Rep)
+		drop[*futureResponse](h, res.Ok.Rep)
 		return n
 	}
 	b.Run("op=download-1MiB/client=wasi-http-host", func(b *testing.B) {

@@ -9,11 +9,12 @@ import (
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/egress"
 )
 
 // httpHost is the wasi:http state of a Host.
 type httpHost struct {
-	send      HTTPSender
+	send      egress.Sender
 	forbidden func(string) bool
 	maxFields int
 	// ctx ends when the Host closes: it bounds every request the guest started.
@@ -24,7 +25,7 @@ type httpHost struct {
 // errNoSender is why a Host without HTTPConfig.Send denies every request.
 var errNoSender = errors.New("the host gives this instance no network (no wasi:http sender)")
 
-func denyAll(context.Context, *http.Request, RequestOptions) (*http.Response, error) {
+func denyAll(context.Context, *http.Request, egress.SendOptions) (*http.Response, error) {
 	return nil, &HTTPError{Code: Code(HTTPRequestDenied), Err: errNoSender}
 }
 
@@ -113,30 +114,38 @@ func defineHTTP(l *component.Linker) error {
 			return err
 		}
 	}
+	if err := defineAll(l, ifaceHTTPTypes, httpTypesFuncs()); err != nil {
+		return err
+	}
+	return defineAll(l, ifaceHTTPOutgoing, httpOutgoingFuncs())
+}
+
+// httpTypesFuncs are the functions of wasi:http/types.
+func httpTypesFuncs() map[string]any {
 	fns := map[string]any{
-		"[constructor]fields": func(_ context.Context, h *Host) (uint32, error) { return h.add(&fields{}) },
-		"[static]fields.from-list": func(_ context.Context, h *Host, list []fieldEntry) (abi.Result[uint32, headerError], error) {
+		"[constructor]fields": func(_ context.Context, h *Host) (abi.Own[*fields], error) { return push(h, &fields{}) },
+		"[static]fields.from-list": func(_ context.Context, h *Host, list []fieldEntry) (abi.Result[abi.Own[*fields], headerError], error) {
 			return h.fieldsFromList(list)
 		},
-		"[method]fields.get": func(_ context.Context, h *Host, self uint32, name string) ([][]byte, error) {
+		"[method]fields.get": func(_ context.Context, h *Host, self abi.Borrow[*fields], name string) ([][]byte, error) {
 			return h.fieldsGet(self, name)
 		},
-		"[method]fields.has": func(_ context.Context, h *Host, self uint32, name string) (bool, error) {
+		"[method]fields.has": func(_ context.Context, h *Host, self abi.Borrow[*fields], name string) (bool, error) {
 			return h.fieldsHas(self, name)
 		},
-		"[method]fields.set": func(_ context.Context, h *Host, self uint32, name string, values [][]byte) (headerResult, error) {
+		"[method]fields.set": func(_ context.Context, h *Host, self abi.Borrow[*fields], name string, values [][]byte) (headerResult, error) {
 			return h.fieldsSet(self, name, values)
 		},
-		"[method]fields.delete": func(_ context.Context, h *Host, self uint32, name string) (headerResult, error) {
+		"[method]fields.delete": func(_ context.Context, h *Host, self abi.Borrow[*fields], name string) (headerResult, error) {
 			return h.fieldsDelete(self, name)
 		},
-		"[method]fields.append": func(_ context.Context, h *Host, self uint32, name string, value []byte) (headerResult, error) {
+		"[method]fields.append": func(_ context.Context, h *Host, self abi.Borrow[*fields], name string, value []byte) (headerResult, error) {
 			return h.fieldsAppend(self, name, value)
 		},
-		"[method]fields.entries": func(_ context.Context, h *Host, self uint32) ([]fieldEntry, error) {
+		"[method]fields.entries": func(_ context.Context, h *Host, self abi.Borrow[*fields]) ([]fieldEntry, error) {
 			return h.fieldsEntries(self)
 		},
-		"[method]fields.clone": func(_ context.Context, h *Host, self uint32) (uint32, error) {
+		"[method]fields.clone": func(_ context.Context, h *Host, self abi.Borrow[*fields]) (abi.Own[*fields], error) {
 			return h.fieldsClone(self)
 		},
 	}
@@ -145,12 +154,16 @@ func defineHTTP(l *component.Linker) error {
 			fns[k] = v
 		}
 	}
-	if err := defineAll(l, ifaceHTTPTypes, fns); err != nil {
-		return err
+	return fns
+}
+
+// httpOutgoingFuncs are the functions of wasi:http/outgoing-handler.
+func httpOutgoingFuncs() map[string]any {
+	return map[string]any{
+		"handle": func(ctx context.Context, h *Host, req abi.Own[*outgoingRequest], opts *abi.Own[*requestOptions]) (handleResult, error) {
+			return h.handle(ctx, req, opts)
+		},
 	}
-	return defineFunc(l, ifaceHTTPOutgoing, "handle", func(ctx context.Context, h *Host, req uint32, opts *uint32) (abi.Result[uint32, httpErrorCode], error) {
-		return h.handle(ctx, req, opts)
-	})
 }
 
 func sortedKeys[V any](m map[string]V) []string {

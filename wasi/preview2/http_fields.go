@@ -15,6 +15,10 @@ type fields struct {
 	immutable bool
 }
 
+// ResourceName is the WIT name of the resource type (headers and trailers are other names of
+// it), for abi.Own and abi.Borrow.
+func (*fields) ResourceName() string { return "fields" }
+
 type headerResult = abi.Result[struct{}, headerError]
 
 var (
@@ -131,7 +135,7 @@ func fieldsFromHeader(hd http.Header) *fields {
 	return f
 }
 
-func (h *Host) fieldsFromList(list []fieldEntry) (abi.Result[uint32, headerError], error) {
+func (h *Host) fieldsFromList(list []fieldEntry) (abi.Result[abi.Own[*fields], headerError], error) {
 	f := &fields{}
 	for _, e := range list {
 		n, herr := h.checkFieldName(e.Name)
@@ -139,18 +143,18 @@ func (h *Host) fieldsFromList(list []fieldEntry) (abi.Result[uint32, headerError
 			herr = h.addField(f, n, e.Value)
 		}
 		if herr != nil {
-			return abi.Err[uint32](*herr), nil
+			return abi.Err[abi.Own[*fields]](*herr), nil
 		}
 	}
-	rep, err := h.add(f)
+	o, err := push(h, f)
 	if err != nil {
-		return abi.Result[uint32, headerError]{}, err
+		return abi.Result[abi.Own[*fields], headerError]{}, err
 	}
-	return abi.Ok[uint32, headerError](rep), nil
+	return abi.Ok[abi.Own[*fields], headerError](o), nil
 }
 
-func (h *Host) fieldsGet(self uint32, name string) ([][]byte, error) {
-	f, err := get[*fields](h, self)
+func (h *Host) fieldsGet(self abi.Borrow[*fields], name string) ([][]byte, error) {
+	f, err := borrowed(h, self)
 	if err != nil {
 		return nil, err
 	}
@@ -167,14 +171,14 @@ func (h *Host) fieldsGet(self uint32, name string) ([][]byte, error) {
 	return out, nil
 }
 
-func (h *Host) fieldsHas(self uint32, name string) (bool, error) {
+func (h *Host) fieldsHas(self abi.Borrow[*fields], name string) (bool, error) {
 	vs, err := h.fieldsGet(self, name)
 	return len(vs) > 0, err
 }
 
 // fieldsChange runs change on the mutable fields self after checking name.
-func (h *Host) fieldsChange(self uint32, name string, change func(f *fields, n string) *headerError) (headerResult, error) {
-	f, err := get[*fields](h, self)
+func (h *Host) fieldsChange(self abi.Borrow[*fields], name string, change func(f *fields, n string) *headerError) (headerResult, error) {
+	f, err := borrowed(h, self)
 	if err != nil {
 		return headerResult{}, err
 	}
@@ -191,7 +195,7 @@ func (h *Host) fieldsChange(self uint32, name string, change func(f *fields, n s
 	return abi.Ok[struct{}, headerError](struct{}{}), nil
 }
 
-func (h *Host) fieldsSet(self uint32, name string, values [][]byte) (headerResult, error) {
+func (h *Host) fieldsSet(self abi.Borrow[*fields], name string, values [][]byte) (headerResult, error) {
 	return h.fieldsChange(self, name, func(f *fields, n string) *headerError {
 		for _, v := range values {
 			if !validFieldValue(v) {
@@ -210,41 +214,31 @@ func (h *Host) fieldsSet(self uint32, name string, values [][]byte) (headerResul
 	})
 }
 
-func (h *Host) fieldsDelete(self uint32, name string) (headerResult, error) {
+func (h *Host) fieldsDelete(self abi.Borrow[*fields], name string) (headerResult, error) {
 	return h.fieldsChange(self, name, func(f *fields, n string) *headerError {
 		f.remove(n)
 		return nil
 	})
 }
 
-func (h *Host) fieldsAppend(self uint32, name string, value []byte) (headerResult, error) {
+func (h *Host) fieldsAppend(self abi.Borrow[*fields], name string, value []byte) (headerResult, error) {
 	return h.fieldsChange(self, name, func(f *fields, n string) *headerError {
 		return h.addField(f, n, value)
 	})
 }
 
-func (h *Host) fieldsEntries(self uint32) ([]fieldEntry, error) {
-	f, err := get[*fields](h, self)
+func (h *Host) fieldsEntries(self abi.Borrow[*fields]) ([]fieldEntry, error) {
+	f, err := borrowed(h, self)
 	if err != nil {
 		return nil, err
 	}
 	return append([]fieldEntry{}, f.entries...), nil
 }
 
-func (h *Host) fieldsClone(self uint32) (uint32, error) {
-	f, err := get[*fields](h, self)
+func (h *Host) fieldsClone(self abi.Borrow[*fields]) (abi.Own[*fields], error) {
+	f, err := borrowed(h, self)
 	if err != nil {
-		return 0, err
+		return abi.Own[*fields]{}, err
 	}
-	return h.add(f.clone(false))
-}
-
-// take removes the resource rep from the table and returns it as a T: an own handle the
-// guest passed to the host, which now owns it.
-func take[T any](h *Host, rep uint32) (T, error) {
-	r, err := get[T](h, rep)
-	if err == nil {
-		_, err = h.res.Delete(rep)
-	}
-	return r, err
+	return push(h, f.clone(false))
 }

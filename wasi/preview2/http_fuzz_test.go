@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/kobako/kobako/egress"
 )
 
 // FuzzFields drives the fields operations with guest-chosen names and values: nothing
@@ -18,7 +20,7 @@ func FuzzFields(f *testing.F) {
 	f.Add("x", []byte("\x00"), "X", []byte("\t"))
 	f.Fuzz(func(t *testing.T, n1 string, v1 []byte, n2 string, v2 []byte) {
 		h, err := NewHost(Config{HTTP: HTTPConfig{MaxFieldsBytes: 256,
-			Send: func(context.Context, *http.Request, RequestOptions) (*http.Response, error) {
+			Send: func(context.Context, *http.Request, egress.SendOptions) (*http.Response, error) {
 				return nil, errors.New("unused")
 			}}})
 		if err != nil {
@@ -29,10 +31,11 @@ func FuzzFields(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, _ := h.add(&fields{})
+		o, _ := push(h, &fields{})
 		if !r.IsErr {
-			rep = r.Ok
+			o = r.Ok
 		}
+		rep := lend(o)
 		for _, op := range []func() (headerResult, error){
 			func() (headerResult, error) { return h.fieldsAppend(rep, n1, v2) },
 			func() (headerResult, error) { return h.fieldsSet(rep, n2, [][]byte{v1, v2}) },
@@ -46,7 +49,7 @@ func FuzzFields(f *testing.F) {
 		if _, err := h.fieldsGet(rep, n1); err != nil {
 			t.Fatal(err)
 		}
-		fs, _ := get[*fields](h, rep)
+		fs, _ := borrowed(h, rep)
 		size := 0
 		for _, e := range fs.entries {
 			size += len(e.Name) + len(e.Value)
@@ -79,7 +82,7 @@ func FuzzRequestTarget(f *testing.F) {
 	f.Add("POST", "HTTPS", "h:65536", "/%zz")
 	f.Fuzz(func(t *testing.T, m, sch, auth, path string) {
 		sent := 0
-		h, err := NewHost(Config{HTTP: HTTPConfig{Send: func(context.Context, *http.Request, RequestOptions) (*http.Response, error) {
+		h, err := NewHost(Config{HTTP: HTTPConfig{Send: func(context.Context, *http.Request, egress.SendOptions) (*http.Response, error) {
 			return nil, errors.New("unused")
 		}}})
 		if err != nil {

@@ -23,10 +23,16 @@ type outgoingRequest struct {
 	body      *outgoingBody // set once body() was called
 }
 
+// ResourceName is the WIT name of the resource type, for abi.Own and abi.Borrow.
+func (*outgoingRequest) ResourceName() string { return "outgoing-request" }
+
 // requestOptions is a request-options resource; nil fields are unset.
 type requestOptions struct {
 	connect, firstByte, betweenBytes *uint64
 }
+
+// ResourceName is the WIT name of the resource type, for abi.Own and abi.Borrow.
+func (*requestOptions) ResourceName() string { return "request-options" }
 
 // outgoingBody is an outgoing-body resource.
 type outgoingBody struct {
@@ -35,6 +41,9 @@ type outgoingBody struct {
 	streamAlive bool
 	finished    bool
 }
+
+// ResourceName is the WIT name of the resource type, for abi.Own and abi.Borrow.
+func (*outgoingBody) ResourceName() string { return "outgoing-body" }
 
 func (b *outgoingBody) close() error {
 	if !b.finished {
@@ -72,13 +81,13 @@ var (
 	unitErr = abi.Err[struct{}](struct{}{})
 )
 
-func (h *Host) newOutgoingRequest(hdrs uint32) (uint32, error) {
-	f, err := take[*fields](h, hdrs)
+func (h *Host) newOutgoingRequest(hdrs abi.Own[*fields]) (abi.Own[*outgoingRequest], error) {
+	f, err := take(h, hdrs)
 	if err != nil {
-		return 0, err
+		return abi.Own[*outgoingRequest]{}, err
 	}
 	f.immutable = true // the request owns them now; headers() hands out copies
-	return h.add(&outgoingRequest{method: method{Get: true}, headers: f})
+	return push(h, &outgoingRequest{method: method{Get: true}, headers: f})
 }
 
 func validMethod(m method) bool {
@@ -146,17 +155,22 @@ func validPath(p string) bool {
 }
 
 func httpRequestFuncs() map[string]any {
-	req := func(h *Host, self uint32) (*outgoingRequest, error) { return get[*outgoingRequest](h, self) }
-	setDur := func(h *Host, self uint32, pick func(*requestOptions) **uint64, d *uint64) (unitRes, error) {
-		o, err := get[*requestOptions](h, self)
+	type (
+		reqHandle  = abi.Borrow[*outgoingRequest]
+		optsHandle = abi.Borrow[*requestOptions]
+		bodyResult = abi.Result[abi.Own[*outgoingBody], struct{}]
+	)
+	req := func(h *Host, self reqHandle) (*outgoingRequest, error) { return borrowed(h, self) }
+	setDur := func(h *Host, self optsHandle, pick func(*requestOptions) **uint64, d *uint64) (unitRes, error) {
+		o, err := borrowed(h, self)
 		if err != nil {
 			return unitRes{}, err
 		}
 		*pick(o) = d
 		return unitOk, nil
 	}
-	getDur := func(h *Host, self uint32, pick func(*requestOptions) **uint64) (*uint64, error) {
-		o, err := get[*requestOptions](h, self)
+	getDur := func(h *Host, self optsHandle, pick func(*requestOptions) **uint64) (*uint64, error) {
+		o, err := borrowed(h, self)
 		if err != nil {
 			return nil, err
 		}
@@ -166,16 +180,16 @@ func httpRequestFuncs() map[string]any {
 	firstByte := func(o *requestOptions) **uint64 { return &o.firstByte }
 	between := func(o *requestOptions) **uint64 { return &o.betweenBytes }
 	return map[string]any{
-		"[constructor]outgoing-request": func(_ context.Context, h *Host, hdrs uint32) (uint32, error) {
+		"[constructor]outgoing-request": func(_ context.Context, h *Host, hdrs abi.Own[*fields]) (abi.Own[*outgoingRequest], error) {
 			return h.newOutgoingRequest(hdrs)
 		},
-		"[method]outgoing-request.body": func(_ context.Context, h *Host, self uint32) (abi.Result[uint32, struct{}], error) {
+		"[method]outgoing-request.body": func(_ context.Context, h *Host, self reqHandle) (bodyResult, error) {
 			r, err := req(h, self)
 			if err != nil {
-				return abi.Result[uint32, struct{}]{}, err
+				return bodyResult{}, err
 			}
 			if r.body != nil {
-				return abi.Err[uint32](struct{}{}), nil
+				return abi.Err[abi.Own[*outgoingBody]](struct{}{}), nil
 			}
 			declared := int64(-1)
 			if vs := fieldValues(r.headers, "content-length"); len(vs) == 1 {
@@ -184,21 +198,21 @@ func httpRequestFuncs() map[string]any {
 				}
 			}
 			b := &outgoingBody{pipe: newBodyPipe(declared)}
-			rep, err := h.add(b)
+			o, err := push(h, b)
 			if err != nil {
-				return abi.Result[uint32, struct{}]{}, err
+				return bodyResult{}, err
 			}
 			r.body = b
-			return abi.Ok[uint32, struct{}](rep), nil
+			return abi.Ok[abi.Own[*outgoingBody], struct{}](o), nil
 		},
-		"[method]outgoing-request.method": func(_ context.Context, h *Host, self uint32) (method, error) {
+		"[method]outgoing-request.method": func(_ context.Context, h *Host, self reqHandle) (method, error) {
 			r, err := req(h, self)
 			if err != nil {
 				return method{}, err
 			}
 			return r.method, nil
 		},
-		"[method]outgoing-request.set-method": func(_ context.Context, h *Host, self uint32, m method) (unitRes, error) {
+		"[method]outgoing-request.set-method": func(_ context.Context, h *Host, self reqHandle, m method) (unitRes, error) {
 			r, err := req(h, self)
 			if err != nil {
 				return unitRes{}, err
@@ -209,14 +223,14 @@ func httpRequestFuncs() map[string]any {
 			r.method = m
 			return unitOk, nil
 		},
-		"[method]outgoing-request.path-with-query": func(_ context.Context, h *Host, self uint32) (*string, error) {
+		"[method]outgoing-request.path-with-query": func(_ context.Context, h *Host, self reqHandle) (*string, error) {
 			r, err := req(h, self)
 			if err != nil {
 				return nil, err
 			}
 			return r.path, nil
 		},
-		"[method]outgoing-request.set-path-with-query": func(_ context.Context, h *Host, self uint32, p *string) (unitRes, error) {
+		"[method]outgoing-request.set-path-with-query": func(_ context.Context, h *Host, self reqHandle, p *string) (unitRes, error) {
 			r, err := req(h, self)
 			if err != nil {
 				return unitRes{}, err
@@ -227,14 +241,14 @@ func httpRequestFuncs() map[string]any {
 			r.path = p
 			return unitOk, nil
 		},
-		"[method]outgoing-request.scheme": func(_ context.Context, h *Host, self uint32) (*scheme, error) {
+		"[method]outgoing-request.scheme": func(_ context.Context, h *Host, self reqHandle) (*scheme, error) {
 			r, err := req(h, self)
 			if err != nil {
 				return nil, err
 			}
 			return r.scheme, nil
 		},
-		"[method]outgoing-request.set-scheme": func(_ context.Context, h *Host, self uint32, s *scheme) (unitRes, error) {
+		"[method]outgoing-request.set-scheme": func(_ context.Context, h *Host, self reqHandle, s *scheme) (unitRes, error) {
 			r, err := req(h, self)
 			if err != nil {
 				return unitRes{}, err
@@ -245,14 +259,14 @@ func httpRequestFuncs() map[string]any {
 			r.scheme = s
 			return unitOk, nil
 		},
-		"[method]outgoing-request.authority": func(_ context.Context, h *Host, self uint32) (*string, error) {
+		"[method]outgoing-request.authority": func(_ context.Context, h *Host, self reqHandle) (*string, error) {
 			r, err := req(h, self)
 			if err != nil {
 				return nil, err
 			}
 			return r.authority, nil
 		},
-		"[method]outgoing-request.set-authority": func(_ context.Context, h *Host, self uint32, a *string) (unitRes, error) {
+		"[method]outgoing-request.set-authority": func(_ context.Context, h *Host, self reqHandle, a *string) (unitRes, error) {
 			r, err := req(h, self)
 			if err != nil {
 				return unitRes{}, err
@@ -265,58 +279,58 @@ func httpRequestFuncs() map[string]any {
 			r.authority = a
 			return unitOk, nil
 		},
-		"[method]outgoing-request.headers": func(_ context.Context, h *Host, self uint32) (uint32, error) {
+		"[method]outgoing-request.headers": func(_ context.Context, h *Host, self reqHandle) (abi.Own[*fields], error) {
 			r, err := req(h, self)
 			if err != nil {
-				return 0, err
+				return abi.Own[*fields]{}, err
 			}
-			return h.add(r.headers.clone(true))
+			return push(h, r.headers.clone(true))
 		},
-		"[constructor]request-options": func(_ context.Context, h *Host) (uint32, error) {
-			return h.add(&requestOptions{})
+		"[constructor]request-options": func(_ context.Context, h *Host) (abi.Own[*requestOptions], error) {
+			return push(h, &requestOptions{})
 		},
-		"[method]request-options.connect-timeout": func(_ context.Context, h *Host, self uint32) (*uint64, error) {
+		"[method]request-options.connect-timeout": func(_ context.Context, h *Host, self optsHandle) (*uint64, error) {
 			return getDur(h, self, connect)
 		},
-		"[method]request-options.set-connect-timeout": func(_ context.Context, h *Host, self uint32, d *uint64) (unitRes, error) {
+		"[method]request-options.set-connect-timeout": func(_ context.Context, h *Host, self optsHandle, d *uint64) (unitRes, error) {
 			return setDur(h, self, connect, d)
 		},
-		"[method]request-options.first-byte-timeout": func(_ context.Context, h *Host, self uint32) (*uint64, error) {
+		"[method]request-options.first-byte-timeout": func(_ context.Context, h *Host, self optsHandle) (*uint64, error) {
 			return getDur(h, self, firstByte)
 		},
-		"[method]request-options.set-first-byte-timeout": func(_ context.Context, h *Host, self uint32, d *uint64) (unitRes, error) {
+		"[method]request-options.set-first-byte-timeout": func(_ context.Context, h *Host, self optsHandle, d *uint64) (unitRes, error) {
 			return setDur(h, self, firstByte, d)
 		},
-		"[method]request-options.between-bytes-timeout": func(_ context.Context, h *Host, self uint32) (*uint64, error) {
+		"[method]request-options.between-bytes-timeout": func(_ context.Context, h *Host, self optsHandle) (*uint64, error) {
 			return getDur(h, self, between)
 		},
-		"[method]request-options.set-between-bytes-timeout": func(_ context.Context, h *Host, self uint32, d *uint64) (unitRes, error) {
+		"[method]request-options.set-between-bytes-timeout": func(_ context.Context, h *Host, self optsHandle, d *uint64) (unitRes, error) {
 			return setDur(h, self, between, d)
 		},
-		"[method]outgoing-body.write": func(_ context.Context, h *Host, self uint32) (abi.Result[uint32, struct{}], error) {
-			b, err := get[*outgoingBody](h, self)
+		"[method]outgoing-body.write": func(_ context.Context, h *Host, self abi.Borrow[*outgoingBody]) (abi.Result[abi.Own[*OutputStream], struct{}], error) {
+			b, err := borrowed(h, self)
 			if err != nil {
-				return abi.Result[uint32, struct{}]{}, err
+				return abi.Result[abi.Own[*OutputStream], struct{}]{}, err
 			}
 			if b.streamTaken {
-				return abi.Err[uint32](struct{}{}), nil
+				return abi.Err[abi.Own[*OutputStream]](struct{}{}), nil
 			}
-			rep, err := h.add(&OutputStream{body: b})
+			o, err := push(h, &OutputStream{body: b})
 			if err != nil {
-				return abi.Result[uint32, struct{}]{}, err
+				return abi.Result[abi.Own[*OutputStream], struct{}]{}, err
 			}
 			b.streamTaken, b.streamAlive = true, true
-			return abi.Ok[uint32, struct{}](rep), nil
+			return abi.Ok[abi.Own[*OutputStream], struct{}](o), nil
 		},
-		"[static]outgoing-body.finish": func(_ context.Context, h *Host, self uint32, trailers *uint32) (abi.Result[struct{}, httpErrorCode], error) {
-			b, err := take[*outgoingBody](h, self)
+		"[static]outgoing-body.finish": func(_ context.Context, h *Host, self abi.Own[*outgoingBody], trailers *abi.Own[*fields]) (abi.Result[struct{}, httpErrorCode], error) {
+			b, err := take(h, self)
 			if err != nil {
 				return abi.Result[struct{}, httpErrorCode]{}, err
 			}
 			b.finished = true
 			var t http.Header
 			if trailers != nil {
-				f, err := take[*fields](h, *trailers)
+				f, err := take(h, *trailers)
 				if err != nil {
 					b.pipe.abort(errBodyDropped)
 					return abi.Result[struct{}, httpErrorCode]{}, err

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/kobako/kobako/abi"
+	"github.com/kobako/kobako/egress"
 )
 
 // futureResponse is a future-incoming-response: the sender's goroutine fills resp or err and
@@ -23,6 +24,9 @@ type futureResponse struct {
 	taken     bool // get returned the response (or the error)
 	abandoned bool // the guest dropped the future before taking the response
 }
+
+// ResourceName is the WIT name of the resource type, for abi.Own and abi.Borrow.
+func (*futureResponse) ResourceName() string { return "future-incoming-response" }
 
 func (f *futureResponse) Ready() bool {
 	select {
@@ -145,6 +149,9 @@ type incomingResponse struct {
 	consumed bool
 }
 
+// ResourceName is the WIT name of the resource type, for abi.Own and abi.Borrow.
+func (*incomingResponse) ResourceName() string { return "incoming-response" }
+
 func (r *incomingResponse) close() error {
 	if !r.consumed {
 		r.body.release()
@@ -160,6 +167,9 @@ type incomingBody struct {
 	dropped     bool // dropped or finished
 	finished    bool
 }
+
+// ResourceName is the WIT name of the resource type, for abi.Own and abi.Borrow.
+func (*incomingBody) ResourceName() string { return "incoming-body" }
 
 func (b *incomingBody) close() error {
 	b.dropped = true
@@ -183,6 +193,9 @@ type futureTrailers struct {
 	taken bool
 }
 
+// ResourceName is the WIT name of the resource type, for abi.Own and abi.Borrow.
+func (*futureTrailers) ResourceName() string { return "future-trailers" }
+
 func (t *futureTrailers) Ready() bool                { return t.body.ended() }
 func (t *futureTrailers) ReadyChan() <-chan struct{} { return t.body.done }
 func (t *futureTrailers) close() error {
@@ -191,22 +204,26 @@ func (t *futureTrailers) close() error {
 }
 
 type (
-	respResult     = abi.Result[abi.Result[uint32, httpErrorCode], struct{}]
-	trailersResult = abi.Result[abi.Result[*uint32, httpErrorCode], struct{}]
+	// handleResult is outgoing-handler.handle's result.
+	handleResult = abi.Result[abi.Own[*futureResponse], httpErrorCode]
+	// respResult is future-incoming-response.get's result, when there is one.
+	respResult = abi.Result[abi.Result[abi.Own[*incomingResponse], httpErrorCode], struct{}]
+	// trailersResult is future-trailers.get's result, when there is one.
+	trailersResult = abi.Result[abi.Result[*abi.Own[*fields], httpErrorCode], struct{}]
 )
 
-func (h *Host) handle(ctx context.Context, reqRep uint32, optRep *uint32) (abi.Result[uint32, httpErrorCode], error) {
-	r, err := take[*outgoingRequest](h, reqRep)
+func (h *Host) handle(ctx context.Context, request abi.Own[*outgoingRequest], options *abi.Own[*requestOptions]) (handleResult, error) {
+	r, err := take(h, request)
 	if err != nil {
-		return abi.Result[uint32, httpErrorCode]{}, err
+		return handleResult{}, err
 	}
-	var ro RequestOptions
-	if optRep != nil {
-		o, err := take[*requestOptions](h, *optRep)
+	var ro egress.SendOptions
+	if options != nil {
+		o, err := take(h, *options)
 		if err != nil {
-			return abi.Result[uint32, httpErrorCode]{}, err
+			return handleResult{}, err
 		}
-		ro = RequestOptions{ConnectTimeout: optDuration(o.connect), FirstByteTimeout: optDuration(o.firstByte),
+		ro = egress.SendOptions{ConnectTimeout: optDuration(o.connect), FirstByteTimeout: optDuration(o.firstByte),
 			BetweenBytesTimeout: optDuration(o.betweenBytes)}
 	}
 	req, herr := h.buildRequest(r)
@@ -214,14 +231,14 @@ func (h *Host) handle(ctx context.Context, reqRep uint32, optRep *uint32) (abi.R
 		if r.body != nil {
 			_ = r.body.pipe.Close()
 		}
-		return abi.Err[uint32](herr.Code.toWIT()), nil
+		return abi.Err[abi.Own[*futureResponse]](herr.Code.toWIT()), nil
 	}
 	sctx, cancel := h.http.requestContext(ctx)
 	f := &futureResponse{done: make(chan struct{}), cancel: cancel}
-	rep, err := h.add(f)
+	fo, err := push(h, f)
 	if err != nil {
 		cancel()
-		return abi.Result[uint32, httpErrorCode]{}, err
+		return handleResult{}, err
 	}
 	req = req.WithContext(sctx)
 	send := h.http.send
@@ -248,11 +265,11 @@ func (h *Host) handle(ctx context.Context, reqRep uint32, optRep *uint32) (abi.R
 			cancel()
 		}
 	}()
-	return abi.Ok[uint32, httpErrorCode](rep), nil
+	return abi.Ok[abi.Own[*futureResponse], httpErrorCode](fo), nil
 }
 
-func (h *Host) futureGet(self uint32) (*respResult, error) {
-	f, err := get[*futureResponse](h, self)
+func (h *Host) futureGet(self abi.Borrow[*futureResponse]) (*respResult, error) {
+	f, err := borrowed(h, self)
 	if err != nil {
 		return nil, err
 	}
@@ -262,102 +279,106 @@ func (h *Host) futureGet(self uint32) (*respResult, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.taken {
-		r := abi.Err[abi.Result[uint32, httpErrorCode]](struct{}{})
+		r := abi.Err[abi.Result[abi.Own[*incomingResponse], httpErrorCode]](struct{}{})
 		return &r, nil
 	}
 	f.taken = true
 	if f.err != nil {
-		r := abi.Ok[abi.Result[uint32, httpErrorCode], struct{}](abi.Err[uint32](ErrorCodeOf(f.err).toWIT()))
+		r := abi.Ok[abi.Result[abi.Own[*incomingResponse], httpErrorCode], struct{}](abi.Err[abi.Own[*incomingResponse]](ErrorCodeOf(f.err).toWIT()))
 		return &r, nil
 	}
 	ir := &incomingResponse{resp: f.resp, body: newRespBody(f.resp, f.cancel)}
-	rep, err := h.add(ir)
+	o, err := push(h, ir)
 	if err != nil {
 		ir.body.release()
 		return nil, err
 	}
-	r := abi.Ok[abi.Result[uint32, httpErrorCode], struct{}](abi.Ok[uint32, httpErrorCode](rep))
+	r := abi.Ok[abi.Result[abi.Own[*incomingResponse], httpErrorCode], struct{}](abi.Ok[abi.Own[*incomingResponse], httpErrorCode](o))
 	return &r, nil
 }
 
 func httpResponseFuncs() map[string]any {
+	type (
+		bodyResult   = abi.Result[abi.Own[*incomingBody], struct{}]
+		streamResult = abi.Result[abi.Own[*InputStream], struct{}]
+	)
 	return map[string]any{
-		"[method]future-incoming-response.subscribe": func(_ context.Context, h *Host, self uint32) (uint32, error) {
-			f, err := get[*futureResponse](h, self)
+		"[method]future-incoming-response.subscribe": func(_ context.Context, h *Host, self abi.Borrow[*futureResponse]) (abi.Own[*Pollable], error) {
+			f, err := borrowed(h, self)
 			if err != nil {
-				return 0, err
+				return abi.Own[*Pollable]{}, err
 			}
-			return h.newPollable(&Pollable{src: f})
+			return push(h, &Pollable{src: f})
 		},
-		"[method]future-incoming-response.get": func(_ context.Context, h *Host, self uint32) (*respResult, error) {
+		"[method]future-incoming-response.get": func(_ context.Context, h *Host, self abi.Borrow[*futureResponse]) (*respResult, error) {
 			return h.futureGet(self)
 		},
-		"[method]incoming-response.status": func(_ context.Context, h *Host, self uint32) (uint16, error) {
-			r, err := get[*incomingResponse](h, self)
+		"[method]incoming-response.status": func(_ context.Context, h *Host, self abi.Borrow[*incomingResponse]) (uint16, error) {
+			r, err := borrowed(h, self)
 			if err != nil {
 				return 0, err
 			}
 			return uint16(r.resp.StatusCode), nil
 		},
-		"[method]incoming-response.headers": func(_ context.Context, h *Host, self uint32) (uint32, error) {
-			r, err := get[*incomingResponse](h, self)
+		"[method]incoming-response.headers": func(_ context.Context, h *Host, self abi.Borrow[*incomingResponse]) (abi.Own[*fields], error) {
+			r, err := borrowed(h, self)
 			if err != nil {
-				return 0, err
+				return abi.Own[*fields]{}, err
 			}
-			return h.add(fieldsFromHeader(r.resp.Header))
+			return push(h, fieldsFromHeader(r.resp.Header))
 		},
-		"[method]incoming-response.consume": func(_ context.Context, h *Host, self uint32) (abi.Result[uint32, struct{}], error) {
-			r, err := get[*incomingResponse](h, self)
+		"[method]incoming-response.consume": func(_ context.Context, h *Host, self abi.Borrow[*incomingResponse]) (bodyResult, error) {
+			r, err := borrowed(h, self)
 			if err != nil {
-				return abi.Result[uint32, struct{}]{}, err
+				return bodyResult{}, err
 			}
 			if r.consumed {
-				return abi.Err[uint32](struct{}{}), nil
+				return abi.Err[abi.Own[*incomingBody]](struct{}{}), nil
 			}
-			rep, err := h.add(&incomingBody{body: r.body})
+			o, err := push(h, &incomingBody{body: r.body})
 			if err != nil {
-				return abi.Result[uint32, struct{}]{}, err
+				return bodyResult{}, err
 			}
 			r.consumed = true
-			return abi.Ok[uint32, struct{}](rep), nil
+			return abi.Ok[abi.Own[*incomingBody], struct{}](o), nil
 		},
-		"[method]incoming-body.stream": func(_ context.Context, h *Host, self uint32) (abi.Result[uint32, struct{}], error) {
-			b, err := get[*incomingBody](h, self)
+		"[method]incoming-body.stream": func(_ context.Context, h *Host, self abi.Borrow[*incomingBody]) (streamResult, error) {
+			b, err := borrowed(h, self)
 			if err != nil {
-				return abi.Result[uint32, struct{}]{}, err
+				return streamResult{}, err
 			}
 			if b.streamTaken {
-				return abi.Err[uint32](struct{}{}), nil
+				return abi.Err[abi.Own[*InputStream]](struct{}{}), nil
 			}
-			rep, err := h.add(&InputStream{src: respStream{b.body.in, b}, owned: true})
+			o, err := push(h, &InputStream{src: respStream{b.body.in, b}, owned: true})
 			if err != nil {
-				return abi.Result[uint32, struct{}]{}, err
+				return streamResult{}, err
 			}
 			b.streamTaken, b.streamAlive = true, true
-			return abi.Ok[uint32, struct{}](rep), nil
+			return abi.Ok[abi.Own[*InputStream], struct{}](o), nil
 		},
-		"[static]incoming-body.finish": func(_ context.Context, h *Host, self uint32) (uint32, error) {
-			b, err := take[*incomingBody](h, self)
+		"[static]incoming-body.finish": func(_ context.Context, h *Host, self abi.Own[*incomingBody]) (abi.Own[*futureTrailers], error) {
+			b, err := take(h, self)
 			if err != nil {
-				return 0, err
+				return abi.Own[*futureTrailers]{}, err
 			}
 			if b.streamAlive {
 				b.dropped = true
-				return 0, fmt.Errorf("preview2: incoming-body.finish: its input-stream is still alive")
+				return abi.Own[*futureTrailers]{}, fmt.Errorf("preview2: incoming-body.finish: its input-stream is still alive")
 			}
 			b.dropped, b.finished = true, true
 			b.body.drain()
-			return h.add(&futureTrailers{body: b.body})
+			return push(h, &futureTrailers{body: b.body})
 		},
-		"[method]future-trailers.subscribe": func(_ context.Context, h *Host, self uint32) (uint32, error) {
-			t, err := get[*futureTrailers](h, self)
+		"[method]future-trailers.subscribe": func(_ context.Context, h *Host, self abi.Borrow[*futureTrailers]) (abi.Own[*Pollable], error) {
+			t, err := borrowed(h, self)
 			if err != nil {
-				return 0, err
+				return abi.Own[*Pollable]{}, err
 			}
-			return h.newPollable(&Pollable{src: t})
+			return push(h, &Pollable{src: t})
 		},
-		"[method]future-trailers.get": func(_ context.Context, h *Host, self uint32) (*trailersResult, error) {
-			t, err := get[*futureTrailers](h, self)
+		"[method]future-trailers.get": func(_ context.Context, h *Host, self abi.Borrow[*futureTrailers]) (*trailersResult, error) {
+			t, err := borrowed(h, self)
 			if err != nil {
 				return nil, err
 			}
@@ -365,36 +386,40 @@ func httpResponseFuncs() map[string]any {
 				return nil, nil
 			}
 			if t.taken {
-				r := abi.Err[abi.Result[*uint32, httpErrorCode]](struct{}{})
+				r := abi.Err[abi.Result[*abi.Own[*fields], httpErrorCode]](struct{}{})
 				return &r, nil
 			}
 			t.taken = true
 			if t.body.err != nil {
-				r := abi.Ok[abi.Result[*uint32, httpErrorCode], struct{}](abi.Err[*uint32](ErrorCodeOf(t.body.err).toWIT()))
+				r := abi.Ok[abi.Result[*abi.Own[*fields], httpErrorCode], struct{}](abi.Err[*abi.Own[*fields]](ErrorCodeOf(t.body.err).toWIT()))
 				return &r, nil
 			}
-			var rep *uint32
+			var trailers *abi.Own[*fields]
 			if len(t.body.trailers) > 0 {
-				n, err := h.add(fieldsFromHeader(t.body.trailers))
+				o, err := push(h, fieldsFromHeader(t.body.trailers))
 				if err != nil {
 					return nil, err
 				}
-				rep = &n
+				trailers = &o
 			}
-			r := abi.Ok[abi.Result[*uint32, httpErrorCode], struct{}](abi.Ok[*uint32, httpErrorCode](rep))
+			r := abi.Ok[abi.Result[*abi.Own[*fields], httpErrorCode], struct{}](abi.Ok[*abi.Own[*fields], httpErrorCode](trailers))
 			return &r, nil
 		},
-		"http-error-code": func(_ context.Context, h *Host, self uint32) (*httpErrorCode, error) {
-			e, err := get[*ioError](h, self)
+		"http-error-code": func(_ context.Context, h *Host, self abi.Borrow[*ioError]) (*httpErrorCode, error) {
+			e, err := borrowed(h, self)
 			if err != nil {
 				return nil, err
 			}
 			var he *HTTPError
-			if !errors.As(e.err, &he) {
-				return nil, nil
+			if errors.As(e.err, &he) {
+				c := he.Code.toWIT()
+				return &c, nil
 			}
-			c := he.Code.toWIT()
-			return &c, nil
+			if code, ok := egressCode(e.err); ok {
+				c := code.toWIT()
+				return &c, nil
+			}
+			return nil, nil
 		},
 	}
 }

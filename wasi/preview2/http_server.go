@@ -2,8 +2,10 @@ package preview2
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kobako/kobako/abi"
+	"github.com/kobako/kobako/component"
 )
 
 // The server side of wasi:http/types (incoming-request, response-outparam, outgoing-response)
@@ -16,8 +18,14 @@ import (
 // incomingRequest is an incoming-request resource; the host never creates one.
 type incomingRequest struct{}
 
+// ResourceName is the WIT name of the resource type, for abi.Own and abi.Borrow.
+func (*incomingRequest) ResourceName() string { return "incoming-request" }
+
 // responseOutparam is a response-outparam resource; the host never creates one.
 type responseOutparam struct{}
+
+// ResourceName is the WIT name of the resource type, for abi.Own and abi.Borrow.
+func (*responseOutparam) ResourceName() string { return "response-outparam" }
 
 // outgoingResponse is an outgoing-response resource.
 type outgoingResponse struct {
@@ -26,48 +34,60 @@ type outgoingResponse struct {
 	body    *outgoingBody
 }
 
+// ResourceName is the WIT name of the resource type, for abi.Own and abi.Borrow.
+func (*outgoingResponse) ResourceName() string { return "outgoing-response" }
+
 func httpServerFuncs() map[string]any {
-	inReq := func(h *Host, self uint32) error { _, err := get[*incomingRequest](h, self); return err }
-	outResp := func(h *Host, self uint32) (*outgoingResponse, error) { return get[*outgoingResponse](h, self) }
+	type (
+		inReqHandle   = abi.Borrow[*incomingRequest]
+		outRespHandle = abi.Borrow[*outgoingResponse]
+		inBodyResult  = abi.Result[abi.Own[*incomingBody], struct{}]
+		outBodyResult = abi.Result[abi.Own[*outgoingBody], struct{}]
+	)
+	inReq := func(h *Host, self inReqHandle) error { _, err := borrowed(h, self); return err }
+	outResp := func(h *Host, self outRespHandle) (*outgoingResponse, error) { return borrowed(h, self) }
 	return map[string]any{
-		"[method]incoming-request.method": func(_ context.Context, h *Host, self uint32) (method, error) {
+		"[method]incoming-request.method": func(_ context.Context, h *Host, self inReqHandle) (method, error) {
 			return method{}, inReq(h, self)
 		},
-		"[method]incoming-request.path-with-query": func(_ context.Context, h *Host, self uint32) (*string, error) {
+		"[method]incoming-request.path-with-query": func(_ context.Context, h *Host, self inReqHandle) (*string, error) {
 			return nil, inReq(h, self)
 		},
-		"[method]incoming-request.scheme": func(_ context.Context, h *Host, self uint32) (*scheme, error) {
+		"[method]incoming-request.scheme": func(_ context.Context, h *Host, self inReqHandle) (*scheme, error) {
 			return nil, inReq(h, self)
 		},
-		"[method]incoming-request.authority": func(_ context.Context, h *Host, self uint32) (*string, error) {
+		"[method]incoming-request.authority": func(_ context.Context, h *Host, self inReqHandle) (*string, error) {
 			return nil, inReq(h, self)
 		},
-		"[method]incoming-request.headers": func(_ context.Context, h *Host, self uint32) (uint32, error) {
-			return 0, inReq(h, self)
+		"[method]incoming-request.headers": func(_ context.Context, h *Host, self inReqHandle) (abi.Own[*fields], error) {
+			return abi.Own[*fields]{}, inReq(h, self)
 		},
-		"[method]incoming-request.consume": func(_ context.Context, h *Host, self uint32) (abi.Result[uint32, struct{}], error) {
-			return abi.Result[uint32, struct{}]{}, inReq(h, self)
+		"[method]incoming-request.consume": func(_ context.Context, h *Host, self inReqHandle) (inBodyResult, error) {
+			return inBodyResult{}, inReq(h, self)
 		},
-		"[static]response-outparam.set": func(_ context.Context, h *Host, self uint32, _ abi.Result[uint32, httpErrorCode]) error {
-			_, err := get[*responseOutparam](h, self)
-			return err
-		},
-		"[constructor]outgoing-response": func(_ context.Context, h *Host, hdrs uint32) (uint32, error) {
-			f, err := take[*fields](h, hdrs)
+		"[static]response-outparam.set": func(_ context.Context, h *Host, self abi.Own[*responseOutparam], _ abi.Result[abi.Own[*outgoingResponse], httpErrorCode]) error {
+			_, err := component.GetOwn(h.res, self)
 			if err != nil {
-				return 0, err
+				return fmt.Errorf("preview2: %w: %w", ErrHandle, err)
+			}
+			return nil
+		},
+		"[constructor]outgoing-response": func(_ context.Context, h *Host, hdrs abi.Own[*fields]) (abi.Own[*outgoingResponse], error) {
+			f, err := take(h, hdrs)
+			if err != nil {
+				return abi.Own[*outgoingResponse]{}, err
 			}
 			f.immutable = true
-			return h.add(&outgoingResponse{status: 200, headers: f})
+			return push(h, &outgoingResponse{status: 200, headers: f})
 		},
-		"[method]outgoing-response.status-code": func(_ context.Context, h *Host, self uint32) (uint16, error) {
+		"[method]outgoing-response.status-code": func(_ context.Context, h *Host, self outRespHandle) (uint16, error) {
 			r, err := outResp(h, self)
 			if err != nil {
 				return 0, err
 			}
 			return r.status, nil
 		},
-		"[method]outgoing-response.set-status-code": func(_ context.Context, h *Host, self uint32, code uint16) (unitRes, error) {
+		"[method]outgoing-response.set-status-code": func(_ context.Context, h *Host, self outRespHandle, code uint16) (unitRes, error) {
 			r, err := outResp(h, self)
 			if err != nil {
 				return unitRes{}, err
@@ -78,28 +98,28 @@ func httpServerFuncs() map[string]any {
 			r.status = code
 			return unitOk, nil
 		},
-		"[method]outgoing-response.headers": func(_ context.Context, h *Host, self uint32) (uint32, error) {
+		"[method]outgoing-response.headers": func(_ context.Context, h *Host, self outRespHandle) (abi.Own[*fields], error) {
 			r, err := outResp(h, self)
 			if err != nil {
-				return 0, err
+				return abi.Own[*fields]{}, err
 			}
-			return h.add(r.headers.clone(true))
+			return push(h, r.headers.clone(true))
 		},
-		"[method]outgoing-response.body": func(_ context.Context, h *Host, self uint32) (abi.Result[uint32, struct{}], error) {
+		"[method]outgoing-response.body": func(_ context.Context, h *Host, self outRespHandle) (outBodyResult, error) {
 			r, err := outResp(h, self)
 			if err != nil {
-				return abi.Result[uint32, struct{}]{}, err
+				return outBodyResult{}, err
 			}
 			if r.body != nil {
-				return abi.Err[uint32](struct{}{}), nil
+				return abi.Err[abi.Own[*outgoingBody]](struct{}{}), nil
 			}
 			b := &outgoingBody{pipe: newBodyPipe(-1)}
-			rep, err := h.add(b)
+			o, err := push(h, b)
 			if err != nil {
-				return abi.Result[uint32, struct{}]{}, err
+				return outBodyResult{}, err
 			}
 			r.body = b
-			return abi.Ok[uint32, struct{}](rep), nil
+			return abi.Ok[abi.Own[*outgoingBody], struct{}](o), nil
 		},
 	}
 }

@@ -14,10 +14,11 @@ import (
 	"time"
 
 	"github.com/kobako/kobako/abi"
+	"github.com/kobako/kobako/egress"
 )
 
 // newHTTPTestHost returns a Host whose wasi:http sends through send.
-func newHTTPTestHost(t *testing.T, send HTTPSender) *Host {
+func newHTTPTestHost(t *testing.T, send egress.Sender) *Host {
 	t.Helper()
 	h, err := NewHost(Config{HTTP: HTTPConfig{Send: send}})
 	if err != nil {
@@ -26,6 +27,15 @@ func newHTTPTestHost(t *testing.T, send HTTPSender) *Host {
 	t.Cleanup(func() { h.Close() })
 	return h
 }
+
+// The types of the host functions the tests take from httpRequestFuncs and httpResponseFuncs.
+type (
+	reqBodyFn    = func(context.Context, *Host, abi.Borrow[*outgoingRequest]) (abi.Result[abi.Own[*outgoingBody], struct{}], error)
+	bodyWriteFn  = func(context.Context, *Host, abi.Borrow[*outgoingBody]) (abi.Result[abi.Own[*OutputStream], struct{}], error)
+	bodyFinishFn = func(context.Context, *Host, abi.Own[*outgoingBody], *abi.Own[*fields]) (abi.Result[struct{}, httpErrorCode], error)
+	consumeFn    = func(context.Context, *Host, abi.Borrow[*incomingResponse]) (abi.Result[abi.Own[*incomingBody], struct{}], error)
+	bodyStreamFn = func(context.Context, *Host, abi.Borrow[*incomingBody]) (abi.Result[abi.Own[*InputStream], struct{}], error)
+)
 
 func fn[F any](t *testing.T, fns map[string]any, name string) F {
 	t.Helper()
@@ -37,7 +47,7 @@ func fn[F any](t *testing.T, fns map[string]any, name string) F {
 }
 
 func TestFieldsRules(t *testing.T) {
-	h := newHTTPTestHost(t, func(context.Context, *http.Request, RequestOptions) (*http.Response, error) {
+	h := newHTTPTestHost(t, func(context.Context, *http.Request, egress.SendOptions) (*http.Response, error) {
 		return nil, errors.New("unused")
 	})
 	tests := []struct {
@@ -76,7 +86,7 @@ func TestFieldsRules(t *testing.T) {
 	}
 
 	r, _ := h.fieldsFromList([]fieldEntry{{"X-A", []byte("1")}, {"b", []byte("2")}, {"x-a", []byte("3")}})
-	rep := r.Ok
+	rep := lend(r.Ok)
 	if vs, _ := h.fieldsGet(rep, "x-A"); len(vs) != 2 || string(vs[0]) != "1" || string(vs[1]) != "3" {
 		t.Fatalf("get x-A = %q", vs)
 	}
@@ -112,12 +122,13 @@ func TestFieldsRules(t *testing.T) {
 
 	// Headers a request owns are immutable; its headers() hands out immutable copies, and
 	// clone makes a mutable one.
-	reqRep, err := h.newOutgoingRequest(rep)
+	req, err := h.newOutgoingRequest(r.Ok)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fns := httpRequestFuncs()
-	hdrs, _ := fn[func(context.Context, *Host, uint32) (uint32, error)](t, fns, "[method]outgoing-request.headers")(context.Background(), h, reqRep)
+	hdrsOwn, _ := fn[func(context.Context, *Host, abi.Borrow[*outgoingRequest]) (abi.Own[*fields], error)](t, fns, "[method]outgoing-request.headers")(context.Background(), h, lend(req))
+	hdrs := lend(hdrsOwn)
 	for name, res := range map[string]func() (headerResult, error){
 		"set":    func() (headerResult, error) { return h.fieldsSet(hdrs, "x-a", nil) },
 		"append": func() (headerResult, error) { return h.fieldsAppend(hdrs, "x-b", nil) },
@@ -128,7 +139,7 @@ func TestFieldsRules(t *testing.T) {
 		}
 	}
 	c, _ := h.fieldsClone(hdrs)
-	if got := mustHeader(t)(h.fieldsAppend(c, "x-b", []byte("1"))); got != "" {
+	if got := mustHeader(t)(h.fieldsAppend(lend(c), "x-b", []byte("1"))); got != "" {
 		t.Fatalf("append on a clone: %q", got)
 	}
 	if _, err := h.fieldsGet(rep, "x"); !errors.Is(err, ErrHandle) {
@@ -164,17 +175,18 @@ func mustHeader(t *testing.T) func(headerResult, error) string {
 func strp(s string) *string { return &s }
 
 func TestOutgoingRequestSetters(t *testing.T) {
-	h := newHTTPTestHost(t, func(context.Context, *http.Request, RequestOptions) (*http.Response, error) {
+	h := newHTTPTestHost(t, func(context.Context, *http.Request, egress.SendOptions) (*http.Response, error) {
 		return nil, errors.New("unused")
 	})
 	fr, _ := h.fieldsFromList(nil)
-	rep, _ := h.newOutgoingRequest(fr.Ok)
+	req, _ := h.newOutgoingRequest(fr.Ok)
+	rep := lend(req)
 	fns := httpRequestFuncs()
 	ctx := context.Background()
-	setMethod := fn[func(context.Context, *Host, uint32, method) (unitRes, error)](t, fns, "[method]outgoing-request.set-method")
-	setScheme := fn[func(context.Context, *Host, uint32, *scheme) (unitRes, error)](t, fns, "[method]outgoing-request.set-scheme")
-	setAuth := fn[func(context.Context, *Host, uint32, *string) (unitRes, error)](t, fns, "[method]outgoing-request.set-authority")
-	setPath := fn[func(context.Context, *Host, uint32, *string) (unitRes, error)](t, fns, "[method]outgoing-request.set-path-with-query")
+	setMethod := fn[func(context.Context, *Host, abi.Borrow[*outgoingRequest], method) (unitRes, error)](t, fns, "[method]outgoing-request.set-method")
+	setScheme := fn[func(context.Context, *Host, abi.Borrow[*outgoingRequest], *scheme) (unitRes, error)](t, fns, "[method]outgoing-request.set-scheme")
+	setAuth := fn[func(context.Context, *Host, abi.Borrow[*outgoingRequest], *string) (unitRes, error)](t, fns, "[method]outgoing-request.set-authority")
+	setPath := fn[func(context.Context, *Host, abi.Borrow[*outgoingRequest], *string) (unitRes, error)](t, fns, "[method]outgoing-request.set-path-with-query")
 	tests := []struct {
 		name string
 		set  func() (unitRes, error)
@@ -221,11 +233,11 @@ type sendRecorder struct {
 	req   *http.Request
 	body  []byte
 	trail http.Header
-	opts  RequestOptions
+	opts  egress.SendOptions
 	resp  func(*http.Request) (*http.Response, error)
 }
 
-func (s *sendRecorder) send(ctx context.Context, req *http.Request, opts RequestOptions) (*http.Response, error) {
+func (s *sendRecorder) send(ctx context.Context, req *http.Request, opts egress.SendOptions) (*http.Response, error) {
 	b, err := io.ReadAll(req.Body)
 	s.mu.Lock()
 	s.req, s.body, s.opts, s.trail = req, b, opts, req.Trailer
@@ -237,41 +249,41 @@ func (s *sendRecorder) send(ctx context.Context, req *http.Request, opts Request
 }
 
 // newRequest makes an outgoing-request for https://api.example.com/p with the given headers.
-func newRequest(t *testing.T, h *Host, hdrs []fieldEntry) uint32 {
+func newRequest(t *testing.T, h *Host, hdrs []fieldEntry) abi.Own[*outgoingRequest] {
 	t.Helper()
 	fr, err := h.fieldsFromList(hdrs)
 	if err != nil || fr.IsErr {
 		t.Fatalf("fields: %v %+v", err, fr)
 	}
-	rep, err := h.newOutgoingRequest(fr.Ok)
+	req, err := h.newOutgoingRequest(fr.Ok)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, _ := get[*outgoingRequest](h, rep)
+	r, _ := borrowed(h, lend(req))
 	r.authority, r.path = strp("api.example.com"), strp("/p")
-	return rep
+	return req
 }
 
 // await blocks on a future and returns the incoming-response or the error-code.
-func await(t *testing.T, h *Host, fut uint32) (uint32, *httpErrorCode) {
+func await(t *testing.T, h *Host, fut abi.Own[*futureResponse]) (abi.Own[*incomingResponse], *httpErrorCode) {
 	t.Helper()
-	f, _ := get[*futureResponse](h, fut)
+	f, _ := borrowed(h, lend(fut))
 	if _, err := h.wait(context.Background(), []*Pollable{{src: f}}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := h.futureGet(fut)
+	r, err := h.futureGet(lend(fut))
 	if err != nil || r == nil || r.IsErr {
 		t.Fatalf("future get: %v %+v", err, r)
 	}
 	if r.Ok.IsErr {
-		return 0, &r.Ok.Err
+		return abi.Own[*incomingResponse]{}, &r.Ok.Err
 	}
 	return r.Ok.Ok, nil
 }
 
 func TestHandleValidation(t *testing.T) {
 	called := false
-	h := newHTTPTestHost(t, func(context.Context, *http.Request, RequestOptions) (*http.Response, error) {
+	h := newHTTPTestHost(t, func(context.Context, *http.Request, egress.SendOptions) (*http.Response, error) {
 		called = true
 		return nil, errors.New("unused")
 	})
@@ -297,7 +309,7 @@ func TestHandleValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rep := newRequest(t, h, nil)
-			r, _ := get[*outgoingRequest](h, rep)
+			r, _ := borrowed(h, lend(rep))
 			tt.setup(r)
 			res, err := h.handle(context.Background(), rep, nil)
 			if err != nil {
@@ -322,14 +334,14 @@ func TestHandleBodyTrailersOptions(t *testing.T) {
 	ctx := context.Background()
 	fns := httpRequestFuncs()
 	rep := newRequest(t, h, []fieldEntry{{"x-in", []byte("v")}})
-	r, _ := get[*outgoingRequest](h, rep)
+	r, _ := borrowed(h, lend(rep))
 	r.method = method{Post: true}
-	bodyRes, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, fns, "[method]outgoing-request.body")(ctx, h, rep)
+	bodyRes, _ := fn[reqBodyFn](t, fns, "[method]outgoing-request.body")(ctx, h, lend(rep))
 	body := bodyRes.Ok
-	sres, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, fns, "[method]outgoing-body.write")(ctx, h, body)
-	stream := sres.Ok
+	sres, _ := fn[bodyWriteFn](t, fns, "[method]outgoing-body.write")(ctx, h, lend(body))
+	stream := sres.Ok.Rep
 	d := uint64(time.Second)
-	opt, _ := h.add(&requestOptions{connect: &d})
+	opt, _ := push(h, &requestOptions{connect: &d})
 	res, err := h.handle(ctx, rep, &opt)
 	if err != nil || res.IsErr {
 		t.Fatalf("handle: %v %+v", err, res)
@@ -347,7 +359,7 @@ func TestHandleBodyTrailersOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr, _ := h.fieldsFromList([]fieldEntry{{"x-trailer", []byte("t")}})
-	fin, err := fn[func(context.Context, *Host, uint32, *uint32) (abi.Result[struct{}, httpErrorCode], error)](t, fns, "[static]outgoing-body.finish")(ctx, h, body, &tr.Ok)
+	fin, err := fn[bodyFinishFn](t, fns, "[static]outgoing-body.finish")(ctx, h, body, &tr.Ok)
 	if err != nil || fin.IsErr {
 		t.Fatalf("finish %v %+v", err, fin)
 	}
@@ -363,15 +375,15 @@ func TestHandleBodyTrailersOptions(t *testing.T) {
 	rec.mu.Unlock()
 
 	rfns := httpResponseFuncs()
-	consume := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, rfns, "[method]incoming-response.consume")
-	ib, _ := consume(ctx, h, respRep)
-	if again, _ := consume(ctx, h, respRep); !again.IsErr {
+	consume := fn[consumeFn](t, rfns, "[method]incoming-response.consume")
+	ib, _ := consume(ctx, h, lend(respRep))
+	if again, _ := consume(ctx, h, lend(respRep)); !again.IsErr {
 		t.Fatal("consume twice succeeded")
 	}
-	st, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, rfns, "[method]incoming-body.stream")(ctx, h, ib.Ok)
+	st, _ := fn[bodyStreamFn](t, rfns, "[method]incoming-body.stream")(ctx, h, lend(ib.Ok))
 	var got []byte
 	for {
-		rr, err := h.read(ctx, st.Ok, 1024, true)
+		rr, err := h.read(ctx, st.Ok.Rep, 1024, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -386,21 +398,21 @@ func TestHandleBodyTrailersOptions(t *testing.T) {
 	if string(got) != "answer" {
 		t.Fatalf("body %q", got)
 	}
-	finish := fn[func(context.Context, *Host, uint32) (uint32, error)](t, rfns, "[static]incoming-body.finish")
+	finish := fn[func(context.Context, *Host, abi.Own[*incomingBody]) (abi.Own[*futureTrailers], error)](t, rfns, "[static]incoming-body.finish")
 	if _, err := finish(ctx, h, ib.Ok); err == nil {
 		t.Fatal("finish with the stream alive did not trap")
 	}
-	ib2, _ := h.add(&incomingBody{body: func() *respBody { ir, _ := get[*incomingResponse](h, respRep); return ir.body }()})
-	_ = drop[*InputStream](h, st.Ok)
+	ib2, _ := push(h, &incomingBody{body: func() *respBody { ir, _ := borrowed(h, lend(respRep)); return ir.body }()})
+	_ = drop[*InputStream](h, st.Ok.Rep)
 	ft, err := finish(ctx, h, ib2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tres, err := fn[func(context.Context, *Host, uint32) (*trailersResult, error)](t, rfns, "[method]future-trailers.get")(ctx, h, ft)
+	tres, err := fn[func(context.Context, *Host, abi.Borrow[*futureTrailers]) (*trailersResult, error)](t, rfns, "[method]future-trailers.get")(ctx, h, lend(ft))
 	if err != nil || tres == nil || tres.IsErr || tres.Ok.IsErr || tres.Ok.Ok == nil {
 		t.Fatalf("trailers %v %+v", err, tres)
 	}
-	if vs, _ := h.fieldsGet(*tres.Ok.Ok, "x-sum"); len(vs) != 1 || string(vs[0]) != "42" {
+	if vs, _ := h.fieldsGet(lend(*tres.Ok.Ok), "x-sum"); len(vs) != 1 || string(vs[0]) != "42" {
 		t.Fatalf("trailer x-sum = %q", vs)
 	}
 }
@@ -422,25 +434,25 @@ func TestOutgoingBodyContentLength(t *testing.T) {
 			ctx := context.Background()
 			fns := httpRequestFuncs()
 			rep := newRequest(t, h, []fieldEntry{{"content-length", []byte(tt.cl)}})
-			b, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, fns, "[method]outgoing-request.body")(ctx, h, rep)
-			s, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, fns, "[method]outgoing-body.write")(ctx, h, b.Ok)
+			b, _ := fn[reqBodyFn](t, fns, "[method]outgoing-request.body")(ctx, h, lend(rep))
+			s, _ := fn[bodyWriteFn](t, fns, "[method]outgoing-body.write")(ctx, h, lend(b.Ok))
 			var failed bool
 			for _, w := range tt.writes {
-				h.checkWrite(s.Ok)
-				r, err := h.write(ctx, s.Ok, []byte(w), false)
+				h.checkWrite(s.Ok.Rep)
+				r, err := h.write(ctx, s.Ok.Rep, []byte(w), false)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if r.IsErr {
 					failed = true
-					e, _ := get[*ioError](h, *r.Err.LastOperationFailed)
+					e, _ := borrowed(h, lend(*r.Err.LastOperationFailed))
 					if c := ErrorCodeOf(e.err); c.Kind != HTTPRequestBodySize || *c.BodySize != tt.wantLen {
 						t.Fatalf("write error %v", c)
 					}
 				}
 			}
-			_ = drop[*OutputStream](h, s.Ok)
-			fin, _ := fn[func(context.Context, *Host, uint32, *uint32) (abi.Result[struct{}, httpErrorCode], error)](t, fns, "[static]outgoing-body.finish")(ctx, h, b.Ok, nil)
+			_ = drop[*OutputStream](h, s.Ok.Rep)
+			fin, _ := fn[bodyFinishFn](t, fns, "[static]outgoing-body.finish")(ctx, h, b.Ok, nil)
 			if !fin.IsErr || fin.Err.HTTPRequestBodySize == nil || **fin.Err.HTTPRequestBodySize != tt.wantLen {
 				t.Fatalf("finish %+v (write failed %v)", fin, failed)
 			}
@@ -452,7 +464,7 @@ func TestOutgoingBodyContentLength(t *testing.T) {
 // buffers more than BodyBuffer of the request body.
 func TestOutgoingBodyBackPressure(t *testing.T) {
 	release := make(chan struct{})
-	h := newHTTPTestHost(t, func(ctx context.Context, req *http.Request, _ RequestOptions) (*http.Response, error) {
+	h := newHTTPTestHost(t, func(ctx context.Context, req *http.Request, _ egress.SendOptions) (*http.Response, error) {
 		<-release
 		n, err := io.Copy(io.Discard, req.Body)
 		if err != nil {
@@ -463,18 +475,18 @@ func TestOutgoingBodyBackPressure(t *testing.T) {
 	ctx := context.Background()
 	fns := httpRequestFuncs()
 	rep := newRequest(t, h, nil)
-	b, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, fns, "[method]outgoing-request.body")(ctx, h, rep)
-	s, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, fns, "[method]outgoing-body.write")(ctx, h, b.Ok)
+	b, _ := fn[reqBodyFn](t, fns, "[method]outgoing-request.body")(ctx, h, lend(rep))
+	s, _ := fn[bodyWriteFn](t, fns, "[method]outgoing-body.write")(ctx, h, lend(b.Ok))
 	if _, err := h.handle(ctx, rep, nil); err != nil {
 		t.Fatal(err)
 	}
 	total := 0
 	for {
-		cw, _ := h.checkWrite(s.Ok)
+		cw, _ := h.checkWrite(s.Ok.Rep)
 		if cw.Ok == 0 {
 			break
 		}
-		h.write(ctx, s.Ok, make([]byte, cw.Ok), false)
+		h.write(ctx, s.Ok.Rep, make([]byte, cw.Ok), false)
 		total += int(cw.Ok)
 		if total > 2*BodyBuffer {
 			t.Fatalf("the host took %d bytes without anyone reading", total)
@@ -483,7 +495,7 @@ func TestOutgoingBodyBackPressure(t *testing.T) {
 	if total != BodyBuffer {
 		t.Fatalf("buffered %d, want %d", total, BodyBuffer)
 	}
-	pr, _ := h.subscribeOut(s.Ok)
+	pr, _ := h.subscribeOut(s.Ok.Rep)
 	p, _ := get[*Pollable](h, pr)
 	if h.ready(p) {
 		t.Fatal("pollable ready with a full buffer")
@@ -494,7 +506,7 @@ func TestOutgoingBodyBackPressure(t *testing.T) {
 	if _, err := h.wait(wctx, []*Pollable{p}); err != nil {
 		t.Fatal(err)
 	}
-	if cw, _ := h.checkWrite(s.Ok); cw.Ok == 0 {
+	if cw, _ := h.checkWrite(s.Ok.Rep); cw.Ok == 0 {
 		t.Fatal("no room after the sender read")
 	}
 }
@@ -516,44 +528,44 @@ func TestOutgoingBodyAfterRefusal(t *testing.T) {
 		{"larger than the buffer blocking", 3 * BodyBuffer, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHTTPTestHost(t, func(_ context.Context, req *http.Request, _ RequestOptions) (*http.Response, error) {
+			h := newHTTPTestHost(t, func(_ context.Context, req *http.Request, _ egress.SendOptions) (*http.Response, error) {
 				req.Body.Close()
 				return nil, &HTTPError{Code: Code(DestinationIPProhibited)}
 			})
 			ctx := context.Background()
 			fns := httpRequestFuncs()
 			rep := newRequest(t, h, nil)
-			r, _ := get[*outgoingRequest](h, rep)
+			r, _ := borrowed(h, lend(rep))
 			r.method = method{Post: true}
-			b, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, fns, "[method]outgoing-request.body")(ctx, h, rep)
-			s, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, fns, "[method]outgoing-body.write")(ctx, h, b.Ok)
+			b, _ := fn[reqBodyFn](t, fns, "[method]outgoing-request.body")(ctx, h, lend(rep))
+			s, _ := fn[bodyWriteFn](t, fns, "[method]outgoing-body.write")(ctx, h, lend(b.Ok))
 			res, err := h.handle(ctx, rep, nil)
 			if err != nil || res.IsErr {
 				t.Fatalf("handle: %v %+v", err, res)
 			}
-			f, _ := get[*futureResponse](h, res.Ok)
+			f, _ := borrowed(h, lend(res.Ok))
 			<-f.done // the refusal and the body's close happened before the first write
 			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			defer cancel()
 			for left := tt.size; left > 0; {
 				n := min(left, maxBlockingWrite)
 				if !tt.blocking {
-					cw, _ := h.checkWrite(s.Ok)
+					cw, _ := h.checkWrite(s.Ok.Rep)
 					if cw.IsErr || cw.Ok == 0 {
 						t.Fatalf("check-write after the refusal: %+v", cw)
 					}
 					n = min(left, int(cw.Ok))
 				}
-				w, err := h.write(wctx, s.Ok, make([]byte, n), tt.blocking)
+				w, err := h.write(wctx, s.Ok.Rep, make([]byte, n), tt.blocking)
 				if err != nil || w.IsErr {
 					t.Fatalf("write after the refusal: %v %+v", err, w)
 				}
 				left -= n
 			}
-			if err := drop[*OutputStream](h, s.Ok); err != nil {
+			if err := drop[*OutputStream](h, s.Ok.Rep); err != nil {
 				t.Fatal(err)
 			}
-			fin, err := fn[func(context.Context, *Host, uint32, *uint32) (abi.Result[struct{}, httpErrorCode], error)](t, fns, "[static]outgoing-body.finish")(ctx, h, b.Ok, nil)
+			fin, err := fn[bodyFinishFn](t, fns, "[static]outgoing-body.finish")(ctx, h, b.Ok, nil)
 			if err != nil || fin.IsErr {
 				t.Fatalf("finish after the refusal: %v %+v", err, fin)
 			}
@@ -587,7 +599,7 @@ func (c *countingBody) Close() error { return nil }
 func TestIncomingBodyStreamsBounded(t *testing.T) {
 	const size = 100 << 20
 	cb := &countingBody{left: size}
-	h := newHTTPTestHost(t, func(context.Context, *http.Request, RequestOptions) (*http.Response, error) {
+	h := newHTTPTestHost(t, func(context.Context, *http.Request, egress.SendOptions) (*http.Response, error) {
 		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: cb}, nil
 	})
 	ctx := context.Background()
@@ -598,11 +610,11 @@ func TestIncomingBodyStreamsBounded(t *testing.T) {
 		t.Fatal(code)
 	}
 	rfns := httpResponseFuncs()
-	ib, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, rfns, "[method]incoming-response.consume")(ctx, h, respRep)
-	st, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, rfns, "[method]incoming-body.stream")(ctx, h, ib.Ok)
+	ib, _ := fn[consumeFn](t, rfns, "[method]incoming-response.consume")(ctx, h, lend(respRep))
+	st, _ := fn[bodyStreamFn](t, rfns, "[method]incoming-body.stream")(ctx, h, lend(ib.Ok))
 	var consumed int64
 	for {
-		r, err := h.read(ctx, st.Ok, 1<<20, true)
+		r, err := h.read(ctx, st.Ok.Rep, 1<<20, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -623,7 +635,7 @@ func TestIncomingBodyStreamsBounded(t *testing.T) {
 func TestIncomingBodyReadHonoursDeadline(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	h := newHTTPTestHost(t, func(context.Context, *http.Request, RequestOptions) (*http.Response, error) {
+	h := newHTTPTestHost(t, func(context.Context, *http.Request, egress.SendOptions) (*http.Response, error) {
 		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: pr}, nil
 	})
 	rep := newRequest(t, h, nil)
@@ -631,11 +643,11 @@ func TestIncomingBodyReadHonoursDeadline(t *testing.T) {
 	respRep, _ := await(t, h, res.Ok)
 	rfns := httpResponseFuncs()
 	ctx := context.Background()
-	ib, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, rfns, "[method]incoming-response.consume")(ctx, h, respRep)
-	st, _ := fn[func(context.Context, *Host, uint32) (abi.Result[uint32, struct{}], error)](t, rfns, "[method]incoming-body.stream")(ctx, h, ib.Ok)
+	ib, _ := fn[consumeFn](t, rfns, "[method]incoming-response.consume")(ctx, h, lend(respRep))
+	st, _ := fn[bodyStreamFn](t, rfns, "[method]incoming-body.stream")(ctx, h, lend(ib.Ok))
 	dctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
-	if _, err := h.read(dctx, st.Ok, 10, true); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := h.read(dctx, st.Ok.Rep, 10, true); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want the deadline", err)
 	}
 }
@@ -652,7 +664,7 @@ func TestHandleErrorCodes(t *testing.T) {
 		}},
 		{errors.New("boom"), func(c httpErrorCode) bool { return c.InternalError != nil && **c.InternalError == "boom" }},
 	} {
-		h := newHTTPTestHost(t, func(context.Context, *http.Request, RequestOptions) (*http.Response, error) { return nil, tt.err })
+		h := newHTTPTestHost(t, func(context.Context, *http.Request, egress.SendOptions) (*http.Response, error) { return nil, tt.err })
 		rep := newRequest(t, h, nil)
 		res, _ := h.handle(context.Background(), rep, nil)
 		_, code := await(t, h, res.Ok)
@@ -660,7 +672,7 @@ func TestHandleErrorCodes(t *testing.T) {
 			t.Fatalf("%v: got %+v", tt.err, code)
 		}
 		// A second get answers err: the result was taken.
-		if r, _ := h.futureGet(res.Ok); r == nil || !r.IsErr {
+		if r, _ := h.futureGet(lend(res.Ok)); r == nil || !r.IsErr {
 			t.Fatalf("second get %+v", r)
 		}
 	}

@@ -15,7 +15,7 @@ const ifaceStreams = "wasi:io/streams@0.2.0"
 
 // streamError is wasi:io/streams' stream-error variant.
 type streamError struct {
-	LastOperationFailed *uint32 // own<error>
+	LastOperationFailed *abi.Own[*ioError]
 	Closed              bool
 }
 
@@ -101,11 +101,11 @@ func (h *Host) failed(ctx context.Context, err error) (streamError, error) {
 	if ctx.Err() != nil {
 		return streamError{}, fmt.Errorf("preview2: stream: %w", context.Cause(ctx))
 	}
-	rep, terr := h.add(&ioError{err: err})
+	e, terr := push(h, &ioError{err: err})
 	if terr != nil {
 		return streamError{}, terr
 	}
-	return streamError{LastOperationFailed: &rep}, nil
+	return streamError{LastOperationFailed: &e}, nil
 }
 
 func (h *Host) read(ctx context.Context, self uint32, n uint64, block bool) (bytesResult, error) {

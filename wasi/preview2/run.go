@@ -26,6 +26,9 @@ func Run(ctx context.Context, e *engine.Engine, wasm []byte, cfg Config, limits 
 	if err != nil {
 		return 0, fmt.Errorf("preview2: run: %w", err)
 	}
+	// The compile is Run's own, and its modules would otherwise stay in e until e closes; the
+	// store, closed first (defers run in reverse), is done with them by then.
+	defer cc.Close(ctx)
 	s, err := e.NewStore(ctx, limits)
 	if err != nil {
 		return 0, fmt.Errorf("preview2: run: %w", err)
@@ -37,7 +40,7 @@ func Run(ctx context.Context, e *engine.Engine, wasm []byte, cfg Config, limits 
 // RunComponent is Run for a component already compiled, in a store the caller made (and
 // closes), so that the caller can read the store's fuel and memory figures afterwards. It binds a
 // Host built from cfg to s (so s must not have one) and releases its state before it returns.
-func RunComponent(ctx context.Context, s *engine.Store, cc *component.Compiled, cfg Config) (exitCode uint32, err error) {
+func RunComponent(ctx context.Context, s *engine.Store, cc *component.Component, cfg Config) (exitCode uint32, err error) {
 	l, err := sharedLinker()
 	if err != nil {
 		return 0, err
@@ -50,10 +53,12 @@ func RunComponent(ctx context.Context, s *engine.Store, cc *component.Compiled, 
 }
 
 // RunPrepared is RunComponent for a component already linked (with Prepare on a Linker that
-// Define defined WASI 0.2 on, and whatever else the embedder defines), so that running it again
-// in a fresh store repeats no linking: only Bind, the instantiation and the call.
+// Define defined WASI 0.2 on, and whatever else the embedder defines, such as
+// DefineUnknownImportsAsTraps), so that running it again in a fresh store repeats no linking:
+// only Bind, the instantiation and the call. Run and RunComponent end here, so every way of
+// running wasi:cli/run shares one reading of its result and of wasi:cli/exit.
 func RunPrepared(ctx context.Context, s *engine.Store, pre *component.InstancePre, cfg Config) (exitCode uint32, err error) {
-	name, err := RunExport(pre.Component().Component())
+	name, err := RunExport(pre.Component().Decoded())
 	if err != nil {
 		return 0, fmt.Errorf("preview2: run: %w", err)
 	}
@@ -76,9 +81,12 @@ func RunPrepared(ctx context.Context, s *engine.Store, pre *component.InstancePr
 	return 0, nil
 }
 
-// Linker returns a new Linker on which Define has defined every WASI 0.2 interface, for an
-// embedder to add its own definitions to. Make one per program (or per set of definitions) and
-// share it: instances differ only by the Host each store is bound to.
+// Linker returns a new Linker on which Define and DefineHTTP have defined every WASI 0.2
+// interface kobako serves, wasi:http's client side included (each Host's Config.HTTP decides
+// whether its requests go anywhere), for an embedder to add its own definitions to. An embedder
+// that must not link wasi:http at all calls Define on a NewLinker instead. Make one per program
+// (or per set of definitions) and share it: instances differ only by the Host each store is
+// bound to.
 func Linker() (*component.Linker, error) {
 	l := component.NewLinker()
 	if err := Define(l); err != nil {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +16,7 @@ import (
 	"github.com/kobako/kobako/wasi/preview2"
 )
 
-func newEngine(t *testing.T) *engine.Engine {
+func newEngine(t testing.TB) *engine.Engine {
 	t.Helper()
 	ctx := context.Background()
 	e, err := engine.New(ctx, engine.Config{})
@@ -25,7 +27,7 @@ func newEngine(t *testing.T) *engine.Engine {
 	return e
 }
 
-func readFixture(t *testing.T, path string) []byte {
+func readFixture(t testing.TB, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -97,4 +99,55 @@ func TestRunExitStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRunReleasesCompile runs many versions of a component (each with its own core modules, as a
+// reloaded plugin has) through Run in one engine and checks that the Go heap stays flat: Run
+// compiled each, so Run must close each.
+func TestRunReleasesCompile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles many components")
+	}
+	ctx := context.Background()
+	e := newEngine(t)
+	b := readFixture(t, helloWasm)
+	off := bytes.Index(b, []byte("(unset)"))
+	if off < 0 || bytes.Count(b, []byte("(unset)")) != 1 {
+		t.Fatal(`hello.wasm does not hold "(unset)" exactly once`)
+	}
+	run := func(i int) {
+		t.Helper()
+		v := bytes.Clone(b)
+		copy(v[off:], fmt.Sprintf("(%05d)", i))
+		var errOut bytes.Buffer
+		cfg := preview2.Config{Args: []string{"hello"}, Stderr: &errOut}
+		if code, err := preview2.Run(ctx, e, v, cfg, engine.Limits{}); err != nil || code != 0 {
+			t.Fatalf("version %d: exit %d, %v", i, code, err)
+		}
+		if want := fmt.Sprintf("home=(%05d)", i); !strings.Contains(errOut.String(), want) {
+			t.Fatalf("version %d: stderr %q, want %q in it", i, errOut.String(), want)
+		}
+	}
+	const warm, total = 5, 45
+	for i := range warm {
+		run(i)
+	}
+	before := heapAlloc()
+	for i := warm; i < total; i++ {
+		run(i)
+	}
+	growth := int64(heapAlloc()) - int64(before)
+	t.Logf("%d bytes a version", growth/(total-warm))
+	if growth > 4<<20 {
+		t.Errorf("the heap grew by %d KB over %d runs", growth>>10, total-warm)
+	}
+}
+
+// heapAlloc returns the live Go heap after a full collection.
+func heapAlloc() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }

@@ -28,7 +28,7 @@ func TestSharedLinker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name, err := preview2.RunExport(cc.Component())
+	name, err := preview2.RunExport(cc.Decoded())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestBind_Errors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name, _ := preview2.RunExport(cc.Component())
+	name, _ := preview2.RunExport(cc.Decoded())
 	if _, err := in.Call(ctx, name); !errors.Is(err, preview2.ErrNotBound) {
 		t.Fatalf("run without a Host: %v, want ErrNotBound", err)
 	}

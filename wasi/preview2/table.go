@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
 	"github.com/kobako/kobako/engine"
 )
@@ -53,6 +54,38 @@ func get[T any](h *Host, rep uint32) (T, error) {
 		return r, fmt.Errorf("preview2: %w: %w", ErrHandle, err)
 	}
 	return r, nil
+}
+
+// push adds r to the resource table and returns an own handle of it for a host function to
+// return, reporting a full table as ErrTooManyResources.
+func push[R abi.Resource](h *Host, r R) (abi.Own[R], error) {
+	o, err := component.PushOwn(h.res, r)
+	if err != nil {
+		return abi.Own[R]{}, fmt.Errorf("preview2: %w: %w", ErrTooManyResources, err)
+	}
+	return o, nil
+}
+
+// borrowed returns the resource behind a borrow handle the guest passed, or ErrHandle: the
+// component's handle table guarantees the resource type, but the rep is still a number the
+// guest influences.
+func borrowed[R abi.Resource](h *Host, b abi.Borrow[R]) (R, error) {
+	r, err := component.GetBorrow(h.res, b)
+	if err != nil {
+		return r, fmt.Errorf("preview2: %w: %w", ErrHandle, err)
+	}
+	return r, nil
+}
+
+// take removes the resource behind an own handle the guest passed from the table and returns
+// it: the host owns it now, and no destructor runs for it.
+func take[R abi.Resource](h *Host, o abi.Own[R]) (R, error) {
+	r, err := component.GetOwn(h.res, o)
+	if err != nil {
+		return r, fmt.Errorf("preview2: %w: %w", ErrHandle, err)
+	}
+	_, err = h.res.Delete(o.Rep)
+	return r, err
 }
 
 // dtor returns the destructor of a resource type whose values are T: it forgets the resource

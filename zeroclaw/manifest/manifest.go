@@ -15,6 +15,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -126,8 +127,9 @@ type Manifest struct {
 	// aliases resolved.
 	Permissions []Permission
 	// ConfigSchema is the JSON Schema of the plugin's private config, as a
-	// JSON value (map[string]any, []any, string, bool, nil or sjson.Number);
-	// nil when absent.
+	// JSON value (map[string]any, []any, string, bool, nil or json.Number,
+	// a number written as the reference's serde_json writes it: integers
+	// without a point, floats with one or an exponent); nil when absent.
 	ConfigSchema any
 	// Signature (base64url Ed25519) and PublisherKey (hex) are nil when
 	// absent. A manifest missing either is unsigned.
@@ -414,13 +416,13 @@ func FromTOML(v any, path string) (any, error) {
 	case string, bool:
 		return x, nil
 	case int64:
-		return sjson.Int(x), nil
+		return json.Number(sjson.Int(x).String()), nil
 	case float64:
 		n, ok := sjson.Float(x)
 		if !ok {
 			return nil, fmt.Errorf("%s: %v has no JSON representation", path, x)
 		}
-		return n, nil
+		return json.Number(n.String()), nil
 	case time.Time:
 		return nil, fmt.Errorf("%s: TOML datetime has no JSON representation", path)
 	case []any:

@@ -1,12 +1,16 @@
 package manifest
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 
 	"github.com/kobako/kobako/zeroclaw/internal/sjson"
 )
@@ -270,4 +274,55 @@ func TestDebugNames(t *testing.T) {
 		PermissionWebSocketClient.DebugName() != "WebSocketClient" || PermissionConfigRead.DebugName() != "ConfigRead" {
 		t.Error("debug names differ from the reference's Rust Debug output")
 	}
+}
+
+func TestCheckVersion(t *testing.T) {
+	for _, v := range []string{"0.1.0", "1", "1.2", "1.2.3", "1.0.0-beta.1", "1.0.0+build.5", "10.20.30-rc.1+sha.abc"} {
+		if err := CheckVersion(&Manifest{Name: "p", Version: v}); err != nil {
+			t.Errorf("CheckVersion(%q) = %v", v, err)
+		}
+	}
+}
+
+func TestCheckVersion_Errors(t *testing.T) {
+	for _, v := range []string{"not-a-version", "", "v1.0.0", "1.0.0.0", "01.0.0", "1.0.0-", "1.0.0-beta..1", " 1.0.0", "1.0.0\n"} {
+		err := CheckVersion(&Manifest{Name: "p", Version: v})
+		if !errors.Is(err, ErrInvalidManifest) || !strings.Contains(err.Error(), fmt.Sprintf("plugin 'p' has version %q, which is not a version number", v)) {
+			t.Errorf("CheckVersion(%q) = %v", v, err)
+		}
+	}
+}
+
+// TestConfigSchemaNumbers: the schema's numbers reach the API as json.Number (no internal type),
+// written as serde_json writes them, integers and floats kept apart.
+func TestConfigSchemaNumbers(t *testing.T) {
+	tests := []struct {
+		toml string
+		want json.Number
+	}{
+		{"3", "3"},
+		{"-7", "-7"},
+		{"1.5", "1.5"},
+		{"2.0", "2.0"},
+		{"1e300", "1e300"},
+	}
+	for _, tt := range tests {
+		v, err := FromTOML(map[string]any{"maximum": mustTOML(t, tt.toml)}, "config_schema")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := v.(map[string]any)["maximum"].(json.Number)
+		if !ok || got != tt.want {
+			t.Errorf("%s: %#v, want json.Number %q", tt.toml, v.(map[string]any)["maximum"], tt.want)
+		}
+	}
+}
+
+func mustTOML(t *testing.T, lit string) any {
+	t.Helper()
+	var doc map[string]any
+	if _, err := toml.Decode("x = "+lit, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc["x"]
 }

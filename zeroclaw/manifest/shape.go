@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -239,3 +240,20 @@ func rustDebugString(s string) string {
 
 // RustDebugString is the {:?} quoting the reference uses in messages.
 func RustDebugString(s string) string { return rustDebugString(s) }
+
+// versionPattern is semver.org 2.0.0's grammar (its suggested regular expression) with MINOR and
+// PATCH optional: "1" and "1.2" are accepted, as the reference accepts any string and manifests
+// in use (this repository's own fixtures among them) write them.
+var versionPattern = regexp.MustCompile(`^(0|[1-9]\d*)(?:\.(0|[1-9]\d*)){0,2}` +
+	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
+	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+
+// CheckVersion refuses a version that is not a version number. The reference takes any string,
+// and discovery still does; kobako's install refuses "not-a-version" or "v1.0", which registries
+// cannot compare and operators misread, before it is installed.
+func CheckVersion(m *Manifest) error {
+	if !versionPattern.MatchString(m.Version) {
+		return fmt.Errorf("%w: plugin '%s' has version %q, which is not a version number (semantic versioning: MAJOR.MINOR.PATCH such as 0.1.0 or 1.2.0-beta.1)", ErrInvalidManifest, m.Name, m.Version)
+	}
+	return nil
+}

@@ -140,7 +140,10 @@ func Compile(m *manifest.Manifest) (*Schema, error) {
 	if !requests {
 		return nil, invalidManifest("plugin '%s' declares config_schema without requesting config_read", m.Name)
 	}
-	schema := m.ConfigSchema
+	schema, err := fromManifest(m.ConfigSchema)
+	if err != nil {
+		return nil, invalidManifest("plugin '%s' config_schema: %v", m.Name, err)
+	}
 	serialized, err := sjson.Marshal(schema)
 	if err != nil {
 		return nil, invalidManifest("plugin '%s' config_schema cannot be serialized: %v", m.Name, err)
@@ -409,6 +412,37 @@ func boundedRegexp(s string) (jsonschema.Regexp, error) {
 		return nil, fmt.Errorf("pattern %q compiles to %d instructions, over the limit of %d", s, len(prog.Inst), MaxPatternInsts)
 	}
 	return regexp.Compile(s)
+}
+
+// fromManifest converts a manifest's JSON value (numbers as json.Number) into the sjson model, whose
+// numbers keep the integer/float distinction serde_json makes: the text of a json.Number is parsed
+// as sjson parses a document.
+func fromManifest(v any) (any, error) {
+	switch x := v.(type) {
+	case json.Number:
+		return sjson.Parse([]byte(x))
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			c, err := fromManifest(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			c, err := fromManifest(e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	}
+	return v, nil
 }
 
 // toValidatorValue converts the sjson model into the validator's (numbers

@@ -12,6 +12,10 @@ var (
 	ErrNotFound = errors.New("plugin not found")
 	// ErrDownload reports a failed archive download (HTTP status, transport).
 	ErrDownload = errors.New("plugin archive download failed")
+	// ErrArchiveURL reports an entry url the index may not name: a scheme
+	// other than http(s) or file, or, in a remote index, anything but
+	// http(s) (https only under an https index).
+	ErrArchiveURL = errors.New("plugin archive URL refused")
 	// ErrTooLarge reports an archive over MaxArchiveBytes or contents over
 	// the extraction cap.
 	ErrTooLarge = errors.New("plugin archive too large")

@@ -50,7 +50,20 @@ type Fetcher struct {
 	Client *http.Client
 }
 
-var defaultClient = &http.Client{Timeout: 10 * time.Minute}
+var defaultClient = &http.Client{Timeout: 10 * time.Minute, CheckRedirect: noDowngrade}
+
+// noDowngrade follows redirects as the default client does, but never from
+// https to http: a redirect must not undo the scheme rule ArchiveLocation
+// applies to the index's own URLs.
+func noDowngrade(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if strings.EqualFold(via[0].URL.Scheme, "https") && !strings.EqualFold(req.URL.Scheme, "https") {
+		return fmt.Errorf("refusing a redirect from https to %s", req.URL.Redacted())
+	}
+	return nil
+}
 
 func (f *Fetcher) client() *http.Client {
 	if f != nil && f.Client != nil {
@@ -209,26 +222,22 @@ func copyCapped(w io.Writer, r io.Reader, limit, total int64, progress Progress,
 	}
 }
 
-// ArchiveLocation resolves an entry's url against the index it came from:
-// absolute http(s) and file URLs stand; a relative reference resolves
-// against a remote index's URL or a local index's directory.
+// ArchiveLocation resolves an entry's url against the index it came from.
+// A remote index (base is an http or https URL) may name only https
+// archives, or http ones when the index itself came over plain http, and
+// relative references resolve against the index's URL: a server must never
+// make the installer read the local file system. A local index may also
+// name file:// URLs and paths, relative ones resolving against its
+// directory.
 func ArchiveLocation(entryURL, base string) (string, error) {
+	if isHTTP(base) {
+		return remoteArchiveURL(entryURL, base)
+	}
 	if IsURL(entryURL) {
 		if !isHTTP(entryURL) && !strings.HasPrefix(strings.ToLower(entryURL), "file://") {
-			return "", errs.New(ErrDownload, "unsupported archive URL %q", entryURL)
+			return "", errs.New(ErrArchiveURL, "unsupported archive URL %q", entryURL)
 		}
 		return entryURL, nil
-	}
-	if isHTTP(base) {
-		b, err := url.Parse(base)
-		if err != nil {
-			return "", errs.New(ErrDownload, "registry URL %q: %v", base, err)
-		}
-		ref, err := url.Parse(entryURL)
-		if err != nil {
-			return "", errs.New(ErrDownload, "archive URL %q: %v", entryURL, err)
-		}
-		return b.ResolveReference(ref).String(), nil
 	}
 	if filepath.IsAbs(entryURL) || base == "" {
 		return entryURL, nil
@@ -238,6 +247,31 @@ func ArchiveLocation(entryURL, base string) (string, error) {
 		return "", errs.New(ErrDownload, "registry location %s: %v", base, err)
 	}
 	return filepath.Join(filepath.Dir(basePath), entryURL), nil
+}
+
+// remoteArchiveURL resolves an archive URL named by the remote index at
+// base; the scheme is checked after resolution, so "file:/x" or
+// "//host/x" cannot slip past as "relative".
+func remoteArchiveURL(entryURL, base string) (string, error) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", errs.New(ErrDownload, "registry URL %q: %v", base, err)
+	}
+	ref, err := url.Parse(entryURL)
+	if err != nil {
+		return "", errs.New(ErrArchiveURL, "archive URL %q: %v", entryURL, err)
+	}
+	u := b.ResolveReference(ref)
+	scheme := strings.ToLower(u.Scheme)
+	switch {
+	case scheme != "https" && scheme != "http":
+		return "", errs.New(ErrArchiveURL, "archive URL %q: a remote index may name only https URLs or URLs relative to itself, not %s: URLs", entryURL, scheme)
+	case scheme == "http" && !strings.EqualFold(b.Scheme, "http"):
+		return "", errs.New(ErrArchiveURL, "archive URL %q: the index %s is served over https, so its archives must be too", entryURL, base)
+	case u.Host == "" || u.Opaque != "":
+		return "", errs.New(ErrArchiveURL, "archive URL %q: no host", entryURL)
+	}
+	return u.String(), nil
 }
 
 // Download fetches an entry's archive into w, capped at MaxArchiveBytes, and
@@ -254,11 +288,15 @@ func (f *Fetcher) Download(ctx context.Context, e Entry, base string, w io.Write
 	h := sha256.New()
 	mw := io.MultiWriter(w, h)
 	var n int64
-	if isHTTP(loc) {
+	switch {
+	case isHTTP(loc):
 		n, err = f.stream(ctx, loc, MaxArchiveBytes, mw, progress, func(status int) error {
 			return errs.New(ErrDownload, "plugin archive returned HTTP %s for %s", statusText(status), loc)
 		}, tooLarge)
-	} else {
+	case isHTTP(base):
+		// ArchiveLocation already refuses this; a remote index must never reach copyLocal.
+		return 0, errs.New(ErrArchiveURL, "archive URL %q: not an http(s) URL", loc)
+	default:
 		n, err = copyLocal(loc, mw, progress, tooLarge)
 	}
 	if err != nil {

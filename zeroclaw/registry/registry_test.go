@@ -147,15 +147,36 @@ func TestArchiveLocation(t *testing.T) {
 		{"../z/a.zip", "https://h/reg/registry.json", "https://h/z/a.zip"},
 		{"a.zip", "/srv/reg/registry.json", "/srv/reg/a.zip"},
 		{"/abs/a.zip", "/srv/reg/registry.json", "/abs/a.zip"},
-		{"file:///abs/a.zip", "https://h/r.json", "file:///abs/a.zip"},
+		{"file:///abs/a.zip", "/srv/reg/registry.json", "file:///abs/a.zip"},
+		{"//mirror/a.zip", "https://h/r.json", "https://mirror/a.zip"},
+		{"http://h/a.zip", "http://h/r.json", "http://h/a.zip"},
+		{"a.zip", "http://h/r.json", "http://h/a.zip"},
 	}
 	for _, tt := range tests {
 		if got, err := ArchiveLocation(tt.url, tt.base); err != nil || got != tt.want {
 			t.Errorf("ArchiveLocation(%q, %q) = %q, %v; want %q", tt.url, tt.base, got, err, tt.want)
 		}
 	}
-	if _, err := ArchiveLocation("ftp://h/a.zip", ""); !errors.Is(err, ErrDownload) {
-		t.Errorf("ftp: %v", err)
+}
+
+// A remote index names only http(s) archives; nothing it says reaches the
+// local file system.
+func TestArchiveLocation_Errors(t *testing.T) {
+	tests := []struct{ url, base, want string }{
+		{"ftp://h/a.zip", "", "unsupported archive URL"},
+		{"file:///etc/passwd", "https://h/r.json", "a remote index may name only https URLs or URLs relative to itself, not file: URLs"},
+		{"file:///etc/passwd", "http://h/r.json", "not file: URLs"},
+		{"FILE:/etc/passwd", "https://h/r.json", "not file: URLs"},
+		{"file://localhost/etc/passwd", "https://h/r.json", "not file: URLs"},
+		{"ftp://h/a.zip", "https://h/r.json", "not ftp: URLs"},
+		{"http://h/a.zip", "https://h/r.json", "is served over https, so its archives must be too"},
+		{"https:a.zip", "https://h/r.json", "no host"},
+	}
+	for _, tt := range tests {
+		got, err := ArchiveLocation(tt.url, tt.base)
+		if !errors.Is(err, ErrArchiveURL) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ArchiveLocation(%q, %q) = %q, %v; want %q", tt.url, tt.base, got, err, tt.want)
+		}
 	}
 }
 

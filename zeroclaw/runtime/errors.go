@@ -18,6 +18,9 @@ var (
 	ErrPermission = errors.New("plugin permission missing")
 	// ErrWorld is a component that does not export its capability's world.
 	ErrWorld = errors.New("plugin does not implement its world")
+	// ErrNoFunction is a dynamic call of a function the plugin's interface does not declare:
+	// "no function NAME; the plugin's functions are: …".
+	ErrNoFunction = errors.New("no function")
 	// ErrLoad is any other failure to load or instantiate a plugin.
 	ErrLoad = errors.New("plugin load failed")
 	// ErrInboundFull is a push into a channel's full inbound queue.

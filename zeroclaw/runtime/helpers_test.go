@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobako/kobako/component"
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/zeroclaw"
 	"github.com/kobako/kobako/zeroclaw/signature"
@@ -81,6 +82,7 @@ func newHost(t *testing.T, plugins ...fixturePlugin) *zeroclaw.Host {
 		if err := os.Symlink(abs, filepath.Join(pd, "plugin.wasm")); err != nil {
 			t.Fatal(err)
 		}
+		pin(abs)
 	}
 	h, err := zeroclaw.Open(zeroclaw.Options{PluginsDir: dir, SignatureMode: signature.ModeDisabled})
 	if err != nil {
@@ -120,6 +122,28 @@ var testEngine = sync.OnceValue(func() *engine.Engine {
 	}
 	return e
 })
+
+// pinned holds, by path, a compile of each fixture a test installed, never closed: a Runtime
+// closes its compiles, and without this one each test's runtime would compile the fixtures'
+// core modules again rather than find them in testEngine's cache.
+var pinned sync.Map
+
+func pin(path string) {
+	if _, ok := pinned.Load(path); ok {
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return // the test reports the missing fixture when it loads the plugin
+	}
+	cc, err := component.Compile(context.Background(), testEngine(), b)
+	if err != nil {
+		return // a fixture that does not compile, whose tests check just that
+	}
+	if _, loaded := pinned.LoadOrStore(path, cc); loaded {
+		_ = cc.Close(context.Background())
+	}
+}
 
 func openRuntime(t *testing.T, h *zeroclaw.Host, cfg *zeroclaw.PluginsConfig, opts ...func(*Options)) *Runtime {
 	t.Helper()

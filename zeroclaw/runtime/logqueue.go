@@ -87,7 +87,7 @@ func NewLogQueue(h slog.Handler, opts LogQueueOptions) *LogQueue {
 // the record was dropped (too big, queue full or over budget, or the queue closed) and true when
 // it was queued or the handler does not want its level.
 func (q *LogQueue) Log(src LogSource, level LogLevel, ev PluginEvent) bool {
-	if !q.h.Enabled(context.Background(), level.SlogLevel()) {
+	if !q.h.Enabled(context.Background(), slogLevel(level)) {
 		return true
 	}
 	size := int64(ev.guestBytes())
@@ -166,7 +166,7 @@ func (q *LogQueue) run() {
 func (q *LogQueue) write(it logItem) {
 	defer q.bytes.Add(-it.size)
 	ev := &it.ev
-	r := slog.NewRecord(it.t, it.level.SlogLevel(), ev.Message, 0)
+	r := slog.NewRecord(it.t, slogLevel(it.level), ev.Message, 0)
 	outcome, duration, raw := slog.Any("outcome", nil), slog.Any("duration_ms", nil), slog.Any("raw", nil)
 	if ev.Outcome != nil {
 		outcome = slog.String("outcome", ev.Outcome.String())

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -24,19 +23,16 @@ import (
 	"github.com/kobako/kobako/zeroclaw/instance"
 	"github.com/kobako/kobako/zeroclaw/manifest"
 	"github.com/kobako/kobako/zeroclaw/pluginconfig"
+	"github.com/kobako/kobako/zeroclaw/runtime/bindings"
 )
 
 // MaxHostCallsPerFrame is the reference's fixed budget of ZeroClaw-owned import calls (logging,
 // secrets, config, inbound) per host-dispatched export call. WASI calls are not charged.
 const MaxHostCallsPerFrame = 1000
 
-// The interfaces the host provides, by their WIT names.
+// The exported interfaces the runtime calls, by their WIT names (without the version), for the
+// dynamic calls of Channel.Invoke and Memory.Invoke.
 const (
-	ifaceLogging = "zeroclaw:plugin/logging@0.1.0"
-	ifaceSecrets = "zeroclaw:plugin/secrets@0.1.0"
-	ifaceConfig  = "zeroclaw:plugin/config@0.1.0"
-	ifaceInbound = "zeroclaw:plugin/inbound@0.1.0"
-	ifaceTool    = "zeroclaw:plugin/tool"
 	ifaceChannel = "zeroclaw:plugin/channel"
 	ifaceMemory  = "zeroclaw:plugin/memory"
 )
@@ -114,6 +110,30 @@ type compileEntry struct {
 	comp                    *binary.Component
 	pre                     *component.InstancePre
 	err                     error
+
+	// The generated bindings of the worlds the plugin is used as, prepared on pre once: every
+	// instance of the plugin is called through them.
+	tool    prepared[*bindings.ToolPluginPre]
+	channel prepared[*channelExports]
+	memory  prepared[*bindings.MemoryPluginPre]
+}
+
+// prepared is one world's bindings of a compiled plugin, made on first use.
+type prepared[T any] struct {
+	once sync.Once
+	x    T
+	err  error
+}
+
+// get returns the bindings, preparing them with prepare on the first call. A component that does
+// not fit the world (an export missing, or of another type) fails with ErrWorld.
+func (p *prepared[T]) get(e *compileEntry, name string, prepare func(*component.InstancePre) (T, error)) (T, error) {
+	p.once.Do(func() {
+		if p.x, p.err = prepare(e.pre); p.err != nil {
+			p.err = fmt.Errorf("%w: plugin '%s': %v", ErrWorld, name, p.err)
+		}
+	})
+	return p.x, p.err
 }
 
 // Open validates the limits and builds a Runtime over an opened host.
@@ -169,8 +189,10 @@ func Open(ctx context.Context, opts Options) (*Runtime, error) {
 	}, nil
 }
 
-// Close flushes the logging queue and closes the engine. Plugins obtained from the runtime must
-// not be used afterwards.
+// Close flushes the logging queue, closes the compiled components and snapshots of the plugins
+// it loaded (which would otherwise stay in an engine passed in Options.Engine until that engine
+// is closed) and closes the engine if Open made it. Plugins obtained from the runtime must not
+// be used afterwards: they can no longer make instances.
 func (r *Runtime) Close(ctx context.Context) error {
 	r.mu.Lock()
 	if r.closed {
@@ -178,8 +200,24 @@ func (r *Runtime) Close(ctx context.Context) error {
 		return nil
 	}
 	r.closed = true
+	compiled, snapshots := r.compiled, r.snapshots
+	r.compiled, r.snapshots = nil, nil
 	r.mu.Unlock()
 	err := r.logs.Close(ctx)
+	// Snapshots first: they instantiate their component's modules. Each Once waits for a
+	// compile or capture under way; one not started yet is left undone.
+	for _, e := range snapshots {
+		e.once.Do(func() { e.err = ErrClosed })
+		if e.sn != nil {
+			err = errors.Join(err, e.sn.Close(ctx))
+		}
+	}
+	for _, e := range compiled {
+		e.compileOnce.Do(func() {})
+		if e.pre != nil {
+			err = errors.Join(err, e.pre.Component().Close(ctx))
+		}
+	}
 	r.public.CloseIdleConnections()
 	r.private.CloseIdleConnections()
 	if r.ownEngine {
@@ -227,7 +265,7 @@ func (r *Runtime) plugin(name string, c manifest.Capability) (*zeroclaw.Plugin, 
 // load decodes a plugin's component (once per runtime), refuses imports the scope's grants do
 // not allow before any code is compiled or run, then compiles it and links it against the
 // runtime's linker (once per runtime): every instance starts from the same InstancePre.
-func (r *Runtime) load(ctx context.Context, p *zeroclaw.Plugin, scope instance.Scope) (*component.InstancePre, error) {
+func (r *Runtime) load(ctx context.Context, p *zeroclaw.Plugin, scope instance.Scope) (*compileEntry, error) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -240,7 +278,7 @@ func (r *Runtime) load(ctx context.Context, p *zeroclaw.Plugin, scope instance.S
 	}
 	r.mu.Unlock()
 	e.decodeOnce.Do(func() {
-		wasm, err := os.ReadFile(p.WasmFile())
+		wasm, err := p.ReadWasm()
 		if err != nil {
 			e.err = fmt.Errorf("%w: plugin '%s': %v", ErrLoad, p.Name(), err)
 			return
@@ -266,10 +304,17 @@ func (r *Runtime) load(ctx context.Context, p *zeroclaw.Plugin, scope instance.S
 			return
 		}
 		if e.pre, err = r.linker.Prepare(cc); err != nil {
+			_ = cc.Close(ctx)
 			e.err = fmt.Errorf("%w: plugin '%s': %w", ErrLoad, p.Name(), err)
 		}
 	})
-	return e.pre, e.err
+	if e.err != nil {
+		return nil, e.err
+	}
+	if e.pre == nil {
+		return nil, ErrClosed // Close ran before this plugin's compile
+	}
+	return e, nil
 }
 
 // checkImports refuses, before any code runs, a component whose imports its grants do not
@@ -292,7 +337,7 @@ func checkImports(comp *binary.Component, p *zeroclaw.Plugin, scope instance.Sco
 
 // instantiate creates a store with the runtime's limits, binds the empty WASI context and the
 // instance state to it, and instantiates pre in it.
-func (r *Runtime) instantiate(ctx context.Context, pre *component.InstancePre, st *instanceState) (*component.ComponentInstance, error) {
+func (r *Runtime) instantiate(ctx context.Context, pre *component.InstancePre, st *instanceState) (*component.Instance, error) {
 	send, err := r.httpSender(st.plugin, st.scope)
 	if err != nil {
 		return nil, err
@@ -301,13 +346,19 @@ func (r *Runtime) instantiate(ctx context.Context, pre *component.InstancePre, s
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
 	}
-	cfg := preview2.Config{Stdout: r.stdout, Stderr: r.stderr, HTTP: preview2.HTTPConfig{Send: send}}
+	// Guest stderr goes where the embedder asked (nowhere by default) and, its end, into the
+	// instance state, for the error of a trap.
+	var stderr io.Writer = &st.stderr
+	if r.stderr != nil {
+		stderr = io.MultiWriter(r.stderr, &st.stderr)
+	}
+	cfg := preview2.Config{Stdout: r.stdout, Stderr: stderr, HTTP: preview2.HTTPConfig{Send: send}}
 	if _, err := preview2.Bind(s, cfg); err != nil {
 		_ = s.Close(ctx)
 		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
 	}
 	stateKey.Set(s, st)
-	var in *component.ComponentInstance
+	var in *component.Instance
 	if r.snapshot {
 		var sn *component.Snapshot
 		if sn, err = r.snapshotOf(ctx, pre, st); err == nil {
@@ -318,7 +369,7 @@ func (r *Runtime) instantiate(ctx context.Context, pre *component.InstancePre, s
 	}
 	if err != nil {
 		_ = s.Close(ctx)
-		return nil, r.callError("instantiate", err)
+		return nil, r.callError("instantiate", st, err)
 	}
 	return in, nil
 }
@@ -327,6 +378,10 @@ func (r *Runtime) instantiate(ctx context.Context, pre *component.InstancePre, s
 // set up as instantiate sets one up, for a fresh instance state of st's plugin and scope.
 func (r *Runtime) snapshotOf(ctx context.Context, pre *component.InstancePre, st *instanceState) (*component.Snapshot, error) {
 	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, ErrClosed
+	}
 	e, ok := r.snapshots[pre]
 	if !ok {
 		e = &snapshotEntry{}
@@ -426,7 +481,9 @@ func (r *Runtime) httpSender(p *zeroclaw.Plugin, scope instance.Scope) (preview2
 
 // callError turns a failed guest call into the reference's messages: a deadline names the limit,
 // anything else is "<what> trapped: <cause>".
-func (r *Runtime) callError(what string, err error) error {
+//
+// A trap carries the end of the guest's stderr output in st, when there is any (*TrapError).
+func (r *Runtime) callError(what string, st *instanceState, err error) error {
 	switch {
 	case errors.Is(err, engine.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
 		// A host call blocked past the deadline (wasi:io/poll) fails with the frame context's
@@ -435,27 +492,23 @@ func (r *Runtime) callError(what string, err error) error {
 	case errors.Is(err, engine.ErrInstanceUnavailable):
 		return ErrUnavailable
 	case what == "instantiate":
-		return fmt.Errorf("%w: instantiation failed: %w", ErrLoad, err)
+		err = fmt.Errorf("%w: instantiation failed: %w", ErrLoad, err)
+		if tail := st.stderr.String(); tail != "" {
+			return &TrapError{Err: err, Stderr: tail}
+		}
+		return err
 	}
-	return fmt.Errorf("%s %w: %w", what, ErrTrapped, err)
+	err = fmt.Errorf("%s %w: %w", what, ErrTrapped, err)
+	if tail := st.stderr.String(); tail != "" {
+		return &TrapError{Err: err, Stderr: tail}
+	}
+	return err
 }
 
 // interrupted reports whether err left the store discarded.
 func interrupted(err error) bool {
 	return errors.Is(err, ErrDeadline) || errors.Is(err, ErrTrapped) || errors.Is(err, ErrUnavailable) ||
 		errors.Is(err, engine.ErrCanceled) || errors.Is(err, context.Canceled)
-}
-
-// bind binds export iface#name of in to the Go func variable fnPtr.
-func bind(in *component.ComponentInstance, iface, name string, fnPtr any) error {
-	f, err := in.Func(iface + "#" + name)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrWorld, err)
-	}
-	if err := f.Bind(fnPtr); err != nil {
-		return fmt.Errorf("%w: %s#%s: %v", ErrWorld, iface, name, err)
-	}
-	return nil
 }
 
 // instanceState is the host state of one store: whose instance it is, and the frame it is in.
@@ -478,6 +531,8 @@ type instanceState struct {
 	preset     *pluginconfig.Resolved
 
 	inbound *InboundQueue
+	// stderr is the end of the guest's stderr output, for the error of a trap.
+	stderr stderrTail
 }
 
 var stateKey = engine.NewKey[*instanceState]()
@@ -534,103 +589,81 @@ func (st *instanceState) readsConfig() bool {
 		st.scope.Grants.Allows(manifest.PermissionConfigRead)
 }
 
-// The host interfaces' WIT types, built once. The host functions are dynamic (component.Define)
-// and convert with codecs made once from these types: a typed definition would compile codecs
-// against each instance's own type objects, and the abi package caches codecs by type identity,
-// so a fresh instance per execute would grow that cache without bound.
-var (
-	hostInboundT = abi.Must(abi.RecordOf(
-		abi.Field{Name: "id", Type: abi.String}, abi.Field{Name: "sender", Type: abi.String},
-		abi.Field{Name: "reply-target", Type: abi.String}, abi.Field{Name: "content", Type: abi.String},
-		abi.Field{Name: "channel", Type: abi.String}, abi.Field{Name: "channel-alias", Type: optString},
-		abi.Field{Name: "timestamp", Type: abi.U64}, abi.Field{Name: "thread-ts", Type: optString},
-		abi.Field{Name: "interruption-scope-id", Type: optString}, abi.Field{Name: "subject", Type: optString}))
-	optString    = abi.Must(abi.OptionOf(abi.String))
-	pluginEventT = abi.Must(abi.RecordOf(
-		abi.Field{Name: "function-name", Type: abi.String},
-		abi.Field{Name: "action", Type: abi.Must(abi.EnumOf(pluginActionLabels...))},
-		abi.Field{Name: "outcome", Type: abi.Must(abi.OptionOf(abi.Must(abi.EnumOf(pluginOutcomeLabels...))))},
-		abi.Field{Name: "duration-ms", Type: abi.Must(abi.OptionOf(abi.U64))},
-		abi.Field{Name: "attrs", Type: optString},
-		abi.Field{Name: "message", Type: abi.String}))
-
-	logLevelCodec    = abi.Must(abi.CodecFor[LogLevel](abi.Must(abi.EnumOf(logLevelLabels...))))
-	pluginEventCodec = abi.Must(abi.CodecFor[PluginEvent](pluginEventT))
-	secretCodec      = abi.Must(abi.CodecFor[abi.Result[string, SecretError]](abi.Must(abi.ResultOf(abi.String, abi.Must(abi.EnumOf(secretErrorLabels...))))))
-	configCodec      = abi.Must(abi.CodecFor[abi.Result[string, ConfigError]](abi.Must(abi.ResultOf(abi.String, abi.Must(abi.EnumOf(configErrorLabels...))))))
-	inboundCodec     = abi.Must(abi.CodecFor[*HostInboundMessage](abi.Must(abi.OptionOf(hostInboundT))))
+// The ZeroClaw host interfaces, served through the generated bindings on the runtime's one
+// linker. They hold nothing: each call finds its instance's state in the calling store (stateOf),
+// so one definition serves every instance. Config and secrets are two types because both
+// interfaces name their function get.
+type (
+	hostLogging struct{}
+	hostSecrets struct{}
+	hostConfig  struct{}
+	hostInbound struct{}
 )
 
-// hostFunc adapts a host function body to component.HostFunc: it finds the calling store's
-// plugin state and checks the argument count (the linker has matched the types).
-func hostFunc(n int, body func(st *instanceState, args []abi.Value) (abi.Value, error)) component.HostFunc {
-	return func(_ context.Context, c *component.Caller, args []abi.Value) ([]abi.Value, error) {
-		st, err := stateOf(c)
-		if err != nil {
-			return nil, err
-		}
-		if len(args) != n {
-			return nil, fmt.Errorf("zeroclaw runtime: %d arguments, want %d", len(args), n)
-		}
-		v, err := body(st, args)
-		if err != nil || !v.IsValid() {
-			return nil, err
-		}
-		return []abi.Value{v}, nil
-	}
+// defineHost defines the ZeroClaw host interfaces on l, once.
+func defineHost(l *component.Linker) error {
+	return errors.Join(bindings.DefineLogging(l, hostLogging{}), bindings.DefineSecrets(l, hostSecrets{}),
+		bindings.DefineConfig(l, hostConfig{}), bindings.DefineInbound(l, hostInbound{}))
 }
 
-// defineHost defines the ZeroClaw host interfaces on l, once; each function finds its instance's
-// state through the calling store.
-func defineHost(l *component.Linker) error {
-	defs := []struct {
-		iface, name string
-		fn          component.HostFunc
-	}{
-		{ifaceLogging, "log-record", hostFunc(2, func(st *instanceState, args []abi.Value) (abi.Value, error) {
-			if !st.charge() {
-				return abi.Value{}, nil
-			}
-			level, err := logLevelCodec.FromValue(args[0])
-			if err != nil {
-				return abi.Value{}, err
-			}
-			ev, err := pluginEventCodec.FromValue(args[1])
-			if err != nil {
-				return abi.Value{}, err
-			}
-			st.rt.logs.Log(st.src, level, ev)
-			return abi.Value{}, nil
-		})},
-		{ifaceSecrets, "get", hostFunc(1, func(st *instanceState, args []abi.Value) (abi.Value, error) {
-			return secretCodec.ToValue(st.secret(args[0].Str()))
-		})},
-		{ifaceConfig, "get", hostFunc(0, func(st *instanceState, _ []abi.Value) (abi.Value, error) {
-			return configCodec.ToValue(st.publicConfig())
-		})},
-		{ifaceInbound, "inbound-poll", hostFunc(0, func(st *instanceState, _ []abi.Value) (abi.Value, error) {
-			if !st.charge() || !st.authorised || st.inbound == nil {
-				return inboundCodec.ToValue(nil)
-			}
-			m, ok := st.inbound.pop()
-			if !ok {
-				return inboundCodec.ToValue(nil)
-			}
-			return inboundCodec.ToValue(&m)
-		})},
-		{ifaceInbound, "inbound-pending", hostFunc(0, func(st *instanceState, _ []abi.Value) (abi.Value, error) {
-			if !st.charge() || !st.authorised || st.inbound == nil {
-				return abi.U32Value(0), nil
-			}
-			return abi.U32Value(uint32(min(uint64(st.inbound.Len()), math.MaxUint32))), nil
-		})},
+// LogRecord queues the record unless the frame's budget is spent; like the reference, it never
+// fails the guest.
+func (hostLogging) LogRecord(_ context.Context, c *component.Caller, level bindings.LogLevel, ev bindings.PluginEvent) error {
+	st, err := stateOf(c)
+	if err != nil {
+		return err
 	}
-	for _, d := range defs {
-		if err := l.Define(d.iface, d.name, d.fn); err != nil {
-			return err
-		}
+	if st.charge() {
+		st.rt.logs.Log(st.src, level, eventOf(ev))
 	}
 	return nil
+}
+
+// Get answers secrets.get.
+func (hostSecrets) Get(_ context.Context, c *component.Caller, name string) (abi.Result[string, SecretError], error) {
+	st, err := stateOf(c)
+	if err != nil {
+		return abi.Result[string, SecretError]{}, err
+	}
+	return st.secret(name), nil
+}
+
+// Get answers config.get.
+func (hostConfig) Get(_ context.Context, c *component.Caller) (abi.Result[string, ConfigError], error) {
+	st, err := stateOf(c)
+	if err != nil {
+		return abi.Result[string, ConfigError]{}, err
+	}
+	return st.publicConfig(), nil
+}
+
+// InboundPoll pops the channel's next host message; none outside an authorised frame or once
+// the budget is spent.
+func (hostInbound) InboundPoll(_ context.Context, c *component.Caller) (*bindings.HostInboundMessage, error) {
+	st, err := stateOf(c)
+	if err != nil {
+		return nil, err
+	}
+	if !st.charge() || !st.authorised || st.inbound == nil {
+		return nil, nil
+	}
+	m, ok := st.inbound.pop()
+	if !ok {
+		return nil, nil
+	}
+	return m.wit(), nil
+}
+
+// InboundPending counts the channel's waiting host messages, under the same rules.
+func (hostInbound) InboundPending(_ context.Context, c *component.Caller) (uint32, error) {
+	st, err := stateOf(c)
+	if err != nil {
+		return 0, err
+	}
+	if !st.charge() || !st.authorised || st.inbound == nil {
+		return 0, nil
+	}
+	return uint32(min(uint64(st.inbound.Len()), math.MaxUint32)), nil
 }
 
 // secret answers secrets.get in the reference's order: budget, frame, grant, resolution, name.
@@ -678,5 +711,16 @@ func (d discardHandler) WithGroup(string) slog.Handler           { return d }
 func capabilityName(c manifest.Capability) string { return strings.ToLower(string(c)) }
 
 // HostInboundMessageType is the WIT type of inbound.host-inbound-message, for embedders that
-// read messages in a text form (the CLI shell parses them as WAVE).
+// read messages in a text form (the CLI shell parses them as WAVE). It is written out here, as
+// no component is at hand to take it from; TestHostInboundMessageType checks it against the WIT.
 func HostInboundMessageType() abi.Type { return hostInboundT }
+
+var hostInboundT = func() abi.Type {
+	optString := abi.Must(abi.OptionOf(abi.String))
+	return abi.Must(abi.RecordOf(
+		abi.Field{Name: "id", Type: abi.String}, abi.Field{Name: "sender", Type: abi.String},
+		abi.Field{Name: "reply-target", Type: abi.String}, abi.Field{Name: "content", Type: abi.String},
+		abi.Field{Name: "channel", Type: abi.String}, abi.Field{Name: "channel-alias", Type: optString},
+		abi.Field{Name: "timestamp", Type: abi.U64}, abi.Field{Name: "thread-ts", Type: optString},
+		abi.Field{Name: "interruption-scope-id", Type: optString}, abi.Field{Name: "subject", Type: optString}))
+}()

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
 	"github.com/kobako/kobako/zeroclaw"
 	"github.com/kobako/kobako/zeroclaw/instance"
 	"github.com/kobako/kobako/zeroclaw/manifest"
 	"github.com/kobako/kobako/zeroclaw/pluginconfig"
+	"github.com/kobako/kobako/zeroclaw/runtime/bindings"
 )
 
 // Tool is a registered tool plugin (world tool-plugin): its metadata, read once at registration,
@@ -20,13 +20,10 @@ type Tool struct {
 	plugin      *zeroclaw.Plugin
 	scope       instance.Scope
 	pre         *component.InstancePre
+	x           *bindings.ToolPluginTool
 	name        string
 	description string
 	schema      json.RawMessage
-	// result converts execute's result. It is made once, from the registration instance's
-	// type: binding each fresh instance would make a codec per instance, since each instance
-	// has its own type objects.
-	result *abi.TypedCodec[abi.Result[ToolResult, string]]
 }
 
 // Tool registers tool plugin name with the reference's default admission: binding = the package
@@ -53,51 +50,39 @@ func (r *Runtime) ToolWithScope(ctx context.Context, p *zeroclaw.Plugin, scope i
 	if _, err := p.ResolveConfig(scope, r.cfg); err != nil {
 		return nil, err
 	}
-	pre, err := r.load(ctx, p, scope)
+	e, err := r.load(ctx, p, scope)
+	if err != nil {
+		return nil, err
+	}
+	x, err := e.tool.get(e, p.Name(), bindings.NewToolPluginPre)
 	if err != nil {
 		return nil, err
 	}
 	st := r.newState(p, scope)
-	in, err := r.instantiate(ctx, pre, st)
+	in, err := r.instantiate(ctx, e.pre, st)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close(ctx)
-	t := &Tool{rt: r, plugin: p, scope: scope, pre: pre}
-	var strFn func(context.Context) (string, error)
+	t := &Tool{rt: r, plugin: p, scope: scope, pre: e.pre, x: &x.Tool}
+	var schema string
 	for _, m := range []struct {
-		fn  string
-		dst *string
-	}{{"name", &t.name}, {"description", &t.description}, {"parameters-schema", (*string)(nil)}} {
-		if err := bind(in, ifaceTool, m.fn, &strFn); err != nil {
-			return nil, err
-		}
+		fn   string
+		call func(context.Context, *component.Instance) (string, error)
+		dst  *string
+	}{{"name", t.x.Name, &t.name}, {"description", t.x.Description, &t.description}, {"parameters-schema", t.x.ParametersSchema, &schema}} {
 		st.begin(m.fn, false, nil)
-		v, err := strFn(ctx)
+		v, err := m.call(ctx, in)
 		st.end()
 		if err != nil {
-			return nil, r.callError("tool."+m.fn, err)
+			return nil, r.callError("tool."+m.fn, st, err)
 		}
-		if m.dst != nil {
-			*m.dst = v
-			continue
-		}
-		if !json.Valid([]byte(v)) {
-			return nil, fmt.Errorf("%w: plugin '%s' parameters-schema is not valid JSON", ErrLoad, p.Name())
-		}
-		t.schema = json.RawMessage(v)
+		*m.dst = v
 	}
-	ef, err := in.Func(ifaceTool + "#execute")
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrWorld, err)
+	if !json.Valid([]byte(schema)) {
+		return nil, fmt.Errorf("%w: plugin '%s' parameters-schema is not valid JSON", ErrLoad, p.Name())
 	}
-	ft := ef.Type()
-	if ps, rs := ft.Params(), ft.Results(); len(ps) != 1 || ps[0].Type.Kind() != abi.KindString || len(rs) != 1 {
-		return nil, fmt.Errorf("%w: %s#execute has type %s", ErrWorld, ifaceTool, ft)
-	}
-	if t.result, err = abi.CodecFor[abi.Result[ToolResult, string]](ft.Results()[0]); err != nil {
-		return nil, fmt.Errorf("%w: %s#execute: %v", ErrWorld, ifaceTool, err)
-	}
+	t.schema = json.RawMessage(schema)
 	return t, nil
 }
 
@@ -139,27 +124,16 @@ func (t *Tool) Execute(ctx context.Context, args []byte) (ToolResult, error) {
 		return ToolResult{}, err
 	}
 	defer in.Close(ctx)
-	ef, err := in.Func(ifaceTool + "#execute")
-	if err != nil {
-		return ToolResult{}, fmt.Errorf("%w: %v", ErrWorld, err)
-	}
 	st.begin("execute", true, res)
-	vals, err := ef.Call(ctx, abi.StringValue(string(input)))
+	out, err := t.x.Execute(ctx, in, string(input))
 	st.end()
 	if err != nil {
-		return ToolResult{}, t.rt.callError("tool.execute", err)
-	}
-	if len(vals) != 1 {
-		return ToolResult{}, fmt.Errorf("%w: execute returned %d values", ErrWorld, len(vals))
-	}
-	out, err := t.result.FromValue(vals[0])
-	if err != nil {
-		return ToolResult{}, fmt.Errorf("%w: execute result: %v", ErrWorld, err)
+		return ToolResult{}, t.rt.callError("tool.execute", st, err)
 	}
 	if out.IsErr {
 		return ToolResult{}, fmt.Errorf("%w: %s", ErrExecute, out.Err)
 	}
-	return out.Ok, nil
+	return toolResultOf(out.Ok), nil
 }
 
 // Tools registers every admitted tool plugin, in the host's order. A plugin whose tool name

@@ -2,36 +2,31 @@ package runtime
 
 import (
 	"log/slog"
-	"strings"
+
+	"github.com/kobako/kobako/zeroclaw/runtime/bindings"
 )
 
-// Go mirrors of the zeroclaw:plugin@0.1.0 WIT types, in the shapes the component package's typed
-// mapping expects (records as structs, options as pointers, enums and flags as integers that
-// report their labels, variants as structs with one field per case). TestMirrorsMatchWIT checks
-// every one against ../wit with go.bytecodealliance.org/wit, so a drift in either fails a test.
+// The zeroclaw:plugin@0.1.0 WIT types of the runtime's API. Where a generated type of package
+// bindings reads well in Go, it is the runtime's type (an alias): the enums, and the records and
+// variants whose field names need no initialisms. The rest are kept here, with Go's initialisms
+// (ID, TS, MS) and the methods and JSON names the runtime's callers rely on, and are converted
+// to and from the generated types field by field at the calls (convert.go);
+// TestConversionsCoverGenerated fails when the WIT gains a field one of them lacks.
 
 // LogLevel is logging.log-level.
-type LogLevel uint8
+type LogLevel = bindings.LogLevel
 
 // The log-level cases, in WIT order.
 const (
-	LogTrace LogLevel = iota
-	LogDebug
-	LogInfo
-	LogWarn
-	LogError
+	LogTrace = bindings.LogLevelTrace
+	LogDebug = bindings.LogLevelDebug
+	LogInfo  = bindings.LogLevelInfo
+	LogWarn  = bindings.LogLevelWarn
+	LogError = bindings.LogLevelError
 )
 
-var logLevelLabels = []string{"trace", "debug", "info", "warn", "error"}
-
-// WITLabels returns the enum's case names in WIT order.
-func (LogLevel) WITLabels() []string { return logLevelLabels }
-
-// String is the WIT case name.
-func (l LogLevel) String() string { return label(logLevelLabels, int(l)) }
-
-// SlogLevel maps the level onto log/slog's scale; trace sits below debug.
-func (l LogLevel) SlogLevel() slog.Level {
+// slogLevel maps a log level onto log/slog's scale; trace sits below debug.
+func slogLevel(l LogLevel) slog.Level {
 	switch l {
 	case LogTrace:
 		return slog.LevelDebug - 4
@@ -46,35 +41,16 @@ func (l LogLevel) SlogLevel() slog.Level {
 }
 
 // PluginAction is logging.plugin-action, a closed taxonomy of 38 cases.
-type PluginAction uint8
-
-var pluginActionLabels = strings.Fields(`start complete fail cancel skip timeout retry inbound outbound
-	send receive connect disconnect reconnect spawn kill tick trigger schedule approve reject defer
-	read write delete list-action query invoke dispatch resolve register unregister load save
-	migrate validate note memory-audit`)
-
-// WITLabels returns the enum's case names in WIT order.
-func (PluginAction) WITLabels() []string { return pluginActionLabels }
-
-// String is the WIT case name.
-func (a PluginAction) String() string { return label(pluginActionLabels, int(a)) }
+type PluginAction = bindings.PluginAction
 
 // PluginOutcome is logging.plugin-outcome.
-type PluginOutcome uint8
+type PluginOutcome = bindings.PluginOutcome
 
 // The plugin-outcome cases.
 const (
-	OutcomeSuccess PluginOutcome = iota
-	OutcomeFailure
+	OutcomeSuccess = bindings.PluginOutcomeSuccess
+	OutcomeFailure = bindings.PluginOutcomeFailure
 )
-
-var pluginOutcomeLabels = []string{"success", "failure"}
-
-// WITLabels returns the enum's case names in WIT order.
-func (PluginOutcome) WITLabels() []string { return pluginOutcomeLabels }
-
-// String is the WIT case name.
-func (o PluginOutcome) String() string { return label(pluginOutcomeLabels, int(o)) }
 
 // PluginEvent is logging.plugin-event.
 type PluginEvent struct {
@@ -96,41 +72,25 @@ func (e *PluginEvent) guestBytes() int {
 }
 
 // SecretError is secrets.secret-error.
-type SecretError uint8
+type SecretError = bindings.SecretError
 
 // The secret-error cases.
 const (
-	SecretAccessDenied SecretError = iota
-	SecretNotFound
-	SecretUnavailable
+	SecretAccessDenied = bindings.SecretErrorAccessDenied
+	SecretNotFound     = bindings.SecretErrorNotFound
+	SecretUnavailable  = bindings.SecretErrorUnavailable
 )
 
-var secretErrorLabels = []string{"access-denied", "not-found", "unavailable"}
-
-// WITLabels returns the enum's case names in WIT order.
-func (SecretError) WITLabels() []string { return secretErrorLabels }
-
-// String is the WIT case name.
-func (e SecretError) String() string { return label(secretErrorLabels, int(e)) }
-
 // ConfigError is config.config-error (the seed's config interface).
-type ConfigError uint8
+type ConfigError = bindings.ConfigError
 
 // The config-error cases.
 const (
-	ConfigAccessDenied ConfigError = iota
-	ConfigUnavailable
+	ConfigAccessDenied = bindings.ConfigErrorAccessDenied
+	ConfigUnavailable  = bindings.ConfigErrorUnavailable
 )
 
-var configErrorLabels = []string{"access-denied", "unavailable"}
-
-// WITLabels returns the enum's case names in WIT order.
-func (ConfigError) WITLabels() []string { return configErrorLabels }
-
-// String is the WIT case name.
-func (e ConfigError) String() string { return label(configErrorLabels, int(e)) }
-
-// ToolResult is tool.tool-result.
+// ToolResult is tool.tool-result, with the JSON names `kobako plugin call` prints.
 type ToolResult struct {
 	Success bool    `json:"success"`
 	Output  string  `json:"output"`
@@ -153,11 +113,7 @@ type HostInboundMessage struct {
 }
 
 // MediaAttachment is channel.media-attachment.
-type MediaAttachment struct {
-	FileName string
-	Data     []byte
-	MimeType *string
-}
+type MediaAttachment = bindings.MediaAttachment
 
 // InboundMessage is channel.inbound-message.
 type InboundMessage struct {
@@ -185,63 +141,48 @@ type SendMessage struct {
 }
 
 // ApprovalRequest is channel.approval-request.
-type ApprovalRequest struct {
-	ToolName         string
-	ArgumentsSummary string
-	RawArguments     *string
-}
+type ApprovalRequest = bindings.ApprovalRequest
 
 // ApprovalResponse is the variant channel.approval-response: exactly one case is set.
-type ApprovalResponse struct {
-	Approve       bool
-	Deny          bool
-	AlwaysApprove bool
-	DenyWithEdit  *string
-}
+type ApprovalResponse = bindings.ApprovalResponse
 
 // ChannelCapabilities is the flags type channel.channel-capabilities: bit i is label i.
 type ChannelCapabilities uint32
 
 // The channel-capabilities flags.
 const (
-	ChannelHealthCheck ChannelCapabilities = 1 << iota
-	ChannelSelfHandle
-	ChannelSelfAddressedMention
-	ChannelDropSelfMessage
-	ChannelStartTyping
-	ChannelStopTyping
-	ChannelSupportsDraftUpdates
-	ChannelSupportsMultiMessageStreaming
-	ChannelMultiMessageDelayMS
-	ChannelSendDraft
-	ChannelUpdateDraft
-	ChannelUpdateDraftProgress
-	ChannelFinalizeDraft
-	ChannelCancelDraft
-	ChannelAddReaction
-	ChannelRemoveReaction
-	ChannelPinMessage
-	ChannelUnpinMessage
-	ChannelRedactMessage
-	ChannelRequestApproval
-	ChannelRequestChoice
-	ChannelSupportsFreeFormAsk
+	ChannelHealthCheck                   = ChannelCapabilities(bindings.ChannelCapabilitiesHealthCheck)
+	ChannelSelfHandle                    = ChannelCapabilities(bindings.ChannelCapabilitiesSelfHandle)
+	ChannelSelfAddressedMention          = ChannelCapabilities(bindings.ChannelCapabilitiesSelfAddressedMention)
+	ChannelDropSelfMessage               = ChannelCapabilities(bindings.ChannelCapabilitiesDropSelfMessage)
+	ChannelStartTyping                   = ChannelCapabilities(bindings.ChannelCapabilitiesStartTyping)
+	ChannelStopTyping                    = ChannelCapabilities(bindings.ChannelCapabilitiesStopTyping)
+	ChannelSupportsDraftUpdates          = ChannelCapabilities(bindings.ChannelCapabilitiesSupportsDraftUpdates)
+	ChannelSupportsMultiMessageStreaming = ChannelCapabilities(bindings.ChannelCapabilitiesSupportsMultiMessageStreaming)
+	ChannelMultiMessageDelayMS           = ChannelCapabilities(bindings.ChannelCapabilitiesMultiMessageDelayMs)
+	ChannelSendDraft                     = ChannelCapabilities(bindings.ChannelCapabilitiesSendDraft)
+	ChannelUpdateDraft                   = ChannelCapabilities(bindings.ChannelCapabilitiesUpdateDraft)
+	ChannelUpdateDraftProgress           = ChannelCapabilities(bindings.ChannelCapabilitiesUpdateDraftProgress)
+	ChannelFinalizeDraft                 = ChannelCapabilities(bindings.ChannelCapabilitiesFinalizeDraft)
+	ChannelCancelDraft                   = ChannelCapabilities(bindings.ChannelCapabilitiesCancelDraft)
+	ChannelAddReaction                   = ChannelCapabilities(bindings.ChannelCapabilitiesAddReaction)
+	ChannelRemoveReaction                = ChannelCapabilities(bindings.ChannelCapabilitiesRemoveReaction)
+	ChannelPinMessage                    = ChannelCapabilities(bindings.ChannelCapabilitiesPinMessage)
+	ChannelUnpinMessage                  = ChannelCapabilities(bindings.ChannelCapabilitiesUnpinMessage)
+	ChannelRedactMessage                 = ChannelCapabilities(bindings.ChannelCapabilitiesRedactMessage)
+	ChannelRequestApproval               = ChannelCapabilities(bindings.ChannelCapabilitiesRequestApproval)
+	ChannelRequestChoice                 = ChannelCapabilities(bindings.ChannelCapabilitiesRequestChoice)
+	ChannelSupportsFreeFormAsk           = ChannelCapabilities(bindings.ChannelCapabilitiesSupportsFreeFormAsk)
 )
 
-var channelCapabilityLabels = strings.Fields(`health-check self-handle self-addressed-mention
-	drop-self-message start-typing stop-typing supports-draft-updates supports-multi-message-streaming
-	multi-message-delay-ms send-draft update-draft update-draft-progress finalize-draft cancel-draft
-	add-reaction remove-reaction pin-message unpin-message redact-message request-approval
-	request-choice supports-free-form-ask`)
-
 // WITLabels returns the flag names in WIT order.
-func (ChannelCapabilities) WITLabels() []string { return channelCapabilityLabels }
+func (ChannelCapabilities) WITLabels() []string { return bindings.ChannelCapabilities(0).WITLabels() }
 
 // Has reports whether every flag of f is set.
 func (c ChannelCapabilities) Has(f ChannelCapabilities) bool { return c&f == f }
 
 // Labels lists the set flags by WIT name.
-func (c ChannelCapabilities) Labels() []string { return flagLabels(channelCapabilityLabels, uint32(c)) }
+func (c ChannelCapabilities) Labels() []string { return flagLabels(c.WITLabels(), uint32(c)) }
 
 // MemoryCategory is the variant memory.memory-category: exactly one case is set.
 type MemoryCategory struct {
@@ -295,55 +236,37 @@ type ExportFilter struct {
 }
 
 // ProceduralMessage is memory.procedural-message.
-type ProceduralMessage struct {
-	Role    string
-	Content string
-	Name    *string
-}
+type ProceduralMessage = bindings.ProceduralMessage
 
 // AgentFilter is the variant memory.agent-filter: All, or Some with the agent ids.
-type AgentFilter struct {
-	All  bool
-	Some *[]string
-}
+type AgentFilter = bindings.AgentFilter
 
 // MemoryCapabilities is the flags type memory.memory-capabilities.
 type MemoryCapabilities uint32
 
 // The memory-capabilities flags.
 const (
-	MemoryGetForAgent MemoryCapabilities = 1 << iota
-	MemoryPurgeNamespace
-	MemoryPurgeSession
-	MemoryPurgeSessionForAgent
-	MemoryPurgeAgent
-	MemoryReindex
-	MemoryStoreProcedural
-	MemoryEnsureAgentUUID
-	MemoryRecallNamespaced
-	MemoryExportEntries
-	MemoryStoreWithMetadata
+	MemoryGetForAgent          = MemoryCapabilities(bindings.MemoryCapabilitiesGetForAgent)
+	MemoryPurgeNamespace       = MemoryCapabilities(bindings.MemoryCapabilitiesPurgeNamespace)
+	MemoryPurgeSession         = MemoryCapabilities(bindings.MemoryCapabilitiesPurgeSession)
+	MemoryPurgeSessionForAgent = MemoryCapabilities(bindings.MemoryCapabilitiesPurgeSessionForAgent)
+	MemoryPurgeAgent           = MemoryCapabilities(bindings.MemoryCapabilitiesPurgeAgent)
+	MemoryReindex              = MemoryCapabilities(bindings.MemoryCapabilitiesReindex)
+	MemoryStoreProcedural      = MemoryCapabilities(bindings.MemoryCapabilitiesStoreProcedural)
+	MemoryEnsureAgentUUID      = MemoryCapabilities(bindings.MemoryCapabilitiesEnsureAgentUuid)
+	MemoryRecallNamespaced     = MemoryCapabilities(bindings.MemoryCapabilitiesRecallNamespaced)
+	MemoryExportEntries        = MemoryCapabilities(bindings.MemoryCapabilitiesExportEntries)
+	MemoryStoreWithMetadata    = MemoryCapabilities(bindings.MemoryCapabilitiesStoreWithMetadata)
 )
 
-var memoryCapabilityLabels = strings.Fields(`get-for-agent purge-namespace purge-session
-	purge-session-for-agent purge-agent reindex store-procedural ensure-agent-uuid recall-namespaced
-	export-entries store-with-metadata`)
-
 // WITLabels returns the flag names in WIT order.
-func (MemoryCapabilities) WITLabels() []string { return memoryCapabilityLabels }
+func (MemoryCapabilities) WITLabels() []string { return bindings.MemoryCapabilities(0).WITLabels() }
 
 // Has reports whether every flag of f is set.
 func (c MemoryCapabilities) Has(f MemoryCapabilities) bool { return c&f == f }
 
 // Labels lists the set flags by WIT name.
-func (c MemoryCapabilities) Labels() []string { return flagLabels(memoryCapabilityLabels, uint32(c)) }
-
-func label(labels []string, i int) string {
-	if i < 0 || i >= len(labels) {
-		return "unknown"
-	}
-	return labels[i]
-}
+func (c MemoryCapabilities) Labels() []string { return flagLabels(c.WITLabels(), uint32(c)) }
 
 func flagLabels(labels []string, bits uint32) []string {
 	out := []string{}

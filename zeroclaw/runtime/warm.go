@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
+	"github.com/kobako/kobako/component/binary"
 	"github.com/kobako/kobako/zeroclaw"
 	"github.com/kobako/kobako/zeroclaw/instance"
 )
@@ -27,9 +30,15 @@ type warm struct {
 	// setup runs after each instantiation, with mu held (configure, capabilities).
 	setup func(ctx context.Context) error
 
-	mu     sync.Mutex
-	in     *component.ComponentInstance
-	st     *instanceState
+	// codecMu guards codecs, the conversions of Invoke's host-side answers (dynCodec); apart
+	// from mu, which a call holds throughout.
+	codecMu sync.Mutex
+	codecs  map[codecKey]*abi.Codec
+
+	mu sync.Mutex
+	in *component.Instance
+	st *instanceState
+	// funcs are the dynamic functions of the live instance that Invoke called.
 	funcs  map[string]*component.Func
 	broken bool
 	closed bool
@@ -55,10 +64,31 @@ func (w *warm) funcLocked(ctx context.Context, name string) (*component.Func, er
 	}
 	f, err := w.in.Func(w.iface + "#" + name)
 	if err != nil {
+		if names := w.funcNames(); len(names) > 0 && !slices.Contains(names, name) {
+			// A typo of the caller's, not a plugin that fails its world: say what there is.
+			return nil, fmt.Errorf("%w %s; the plugin's functions are: %s", ErrNoFunction, name, strings.Join(names, ", "))
+		}
 		return nil, fmt.Errorf("%w: %v", ErrWorld, err)
 	}
 	w.funcs[name] = f
 	return f, nil
+}
+
+// funcNames lists the functions the component's export of the plugin's interface declares.
+func (w *warm) funcNames() []string {
+	var names []string
+	for _, e := range w.pre.Component().Decoded().Type.Exports {
+		n := e.Name
+		if n.Kind != binary.NameInterface || n.Namespace+":"+n.Package+"/"+n.Interface != w.iface || e.Type.Instance == nil {
+			continue
+		}
+		for _, d := range e.Type.Instance.Exports {
+			if d.Type.Sort == binary.SortFunc {
+				names = append(names, d.Name.Raw)
+			}
+		}
+	}
+	return names
 }
 
 // readyLocked makes sure there is a live instance.
@@ -94,29 +124,56 @@ func (w *warm) discardLocked(ctx context.Context) {
 	w.in, w.st, w.funcs, w.broken = nil, nil, nil, true
 }
 
-// call invokes export name in a frame of its own.
+// call invokes export name with dynamic values, in a frame of its own: the path of Invoke,
+// whose callers (the CLI shell) hold WAVE text, not Go values.
 func (w *warm) call(ctx context.Context, name string, authorised bool, args []abi.Value) ([]abi.Value, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.callLocked(ctx, name, authorised, args)
-}
-
-func (w *warm) callLocked(ctx context.Context, name string, authorised bool, args []abi.Value) ([]abi.Value, error) {
 	f, err := w.funcLocked(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	w.st.begin(name, authorised, nil)
+	w.enterLocked(name, authorised)
 	res, err := f.Call(ctx, args...)
-	w.st.end()
-	if err != nil {
-		err = w.rt.callError(shortIface(w.iface)+"."+name, err)
-		if interrupted(err) {
-			w.discardLocked(ctx)
-		}
-		return nil, err
+	return res, w.leaveLocked(ctx, name, err)
+}
+
+// warmCall calls export name through its prepared binding f, in a frame of its own.
+func warmCall[R any](ctx context.Context, w *warm, name string, authorised bool, f func(context.Context, *component.Instance) (R, error)) (R, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return warmCallLocked(ctx, w, name, authorised, f)
+}
+
+// warmCallLocked is warmCall with mu held (the setup after each instantiation).
+func warmCallLocked[R any](ctx context.Context, w *warm, name string, authorised bool, f func(context.Context, *component.Instance) (R, error)) (R, error) {
+	if err := w.readyLocked(ctx); err != nil {
+		var zero R
+		return zero, err
 	}
-	return res, nil
+	w.enterLocked(name, authorised)
+	r, err := f(ctx, w.in)
+	return r, w.leaveLocked(ctx, name, err)
+}
+
+// enterLocked opens the frame of a call of export name on the live instance.
+func (w *warm) enterLocked(name string, authorised bool) {
+	w.st.stderr.reset()
+	w.st.begin(name, authorised, nil)
+}
+
+// leaveLocked closes the frame and turns the call's error into the reference's; an interrupted
+// call discards the store.
+func (w *warm) leaveLocked(ctx context.Context, name string, err error) error {
+	w.st.end()
+	if err == nil {
+		return nil
+	}
+	err = w.rt.callError(shortIface(w.iface)+"."+name, w.st, err)
+	if interrupted(err) {
+		w.discardLocked(ctx)
+	}
+	return err
 }
 
 // close discards the instance for good.
@@ -139,55 +196,68 @@ func shortIface(iface string) string {
 	return iface
 }
 
-// toValues converts Go arguments to the export's parameter types.
-func toValues(ft *abi.FuncType, args []any) ([]abi.Value, error) {
-	params := ft.Params()
-	if len(params) != len(args) {
-		return nil, fmt.Errorf("%w: %d arguments for %d parameters", ErrWorld, len(args), len(params))
+// dynCodec converts between the Go form of Invoke's host-side answers (a default, a cached
+// value, a composed call) and the dynamic values of WIT type t. The codecs are kept with the warm
+// store, by function and Go type: abi's own cache is keyed by the printed type, which each lookup
+// would print again. A re-created instance has type objects of its own but the same structure,
+// so the codecs made for the first one serve it.
+func (w *warm) dynCodec(name string, gt reflect.Type, t abi.Type) (*abi.Codec, error) {
+	w.codecMu.Lock()
+	defer w.codecMu.Unlock()
+	k := codecKey{name, gt}
+	if c, ok := w.codecs[k]; ok {
+		return c, nil
 	}
-	vals := make([]abi.Value, len(args))
-	for i, a := range args {
-		c, err := abi.NewCodec(reflect.TypeOf(a), params[i].Type)
-		if err != nil {
-			return nil, fmt.Errorf("%w: parameter %s: %v", ErrWorld, params[i].Name, err)
-		}
-		if vals[i], err = c.ToValue(a); err != nil {
-			return nil, err
-		}
-	}
-	return vals, nil
-}
-
-// fromValue converts a result to Go type R.
-func fromValue[R any](ft *abi.FuncType, res []abi.Value) (R, error) {
-	var out R
-	rs := ft.Results()
-	if len(rs) == 0 || len(res) == 0 {
-		return out, nil
-	}
-	c, err := abi.NewCodec(reflect.TypeFor[R](), rs[0])
+	c, err := abi.NewCodec(gt, t)
 	if err != nil {
-		return out, fmt.Errorf("%w: result: %v", ErrWorld, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrWorld, name, err)
 	}
-	err = c.FromValue(res[0], &out)
-	return out, err
+	if w.codecs == nil {
+		w.codecs = map[codecKey]*abi.Codec{}
+	}
+	w.codecs[k] = c
+	return c, nil
 }
 
-// toResult converts a Go value to the export's result value (for host defaults).
-func toResult(ft *abi.FuncType, v any) ([]abi.Value, error) {
+type codecKey struct {
+	name string
+	t    reflect.Type
+}
+
+// answer is the result values of function name, of type ft, answered by the host with v.
+func (w *warm) answer(name string, ft *abi.FuncType, v any) ([]abi.Value, error) {
 	rs := ft.Results()
 	if len(rs) == 0 {
 		return nil, nil
 	}
-	c, err := abi.NewCodec(reflect.TypeOf(v), rs[0])
+	c, err := w.dynCodec(name, reflect.TypeOf(v), rs[0])
 	if err != nil {
-		return nil, fmt.Errorf("%w: default result: %v", ErrWorld, err)
+		return nil, err
 	}
 	val, err := c.ToValue(v)
 	if err != nil {
 		return nil, err
 	}
 	return []abi.Value{val}, nil
+}
+
+// decodeArgs converts Invoke's dynamic arguments of function name, of type ft, into the Go
+// variables dst points to.
+func (w *warm) decodeArgs(name string, ft *abi.FuncType, args []abi.Value, dst ...any) error {
+	params := ft.Params()
+	if len(args) != len(params) || len(dst) != len(params) {
+		return fmt.Errorf("%w: %d arguments for %d parameters", ErrWorld, len(args), len(params))
+	}
+	for i, d := range dst {
+		c, err := w.dynCodec(name+"/"+params[i].Name, reflect.TypeOf(d).Elem(), params[i].Type)
+		if err != nil {
+			return err
+		}
+		if err := c.FromValue(args[i], d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // unitResult is the Go form of result<_, string>.
@@ -199,4 +269,11 @@ func resultErr[T any](r abi.Result[T, string]) (T, error) {
 		return zero, fmt.Errorf("%w: %s", ErrPlugin, r.Err)
 	}
 	return r.Ok, nil
+}
+
+// ready makes sure there is a live instance.
+func (w *warm) ready(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.readyLocked(ctx)
 }

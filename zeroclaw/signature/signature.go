@@ -156,6 +156,28 @@ func Verify(manifestTOML, sig, publisherKey string, trusted []string) Result {
 	return Result{Status: StatusValid, PublisherKey: normalized}
 }
 
+// Examine is Verify, except that a signature or publisher key that does not even decode is
+// reported as Invalid with a "malformed" reason, not as Untrusted: the reference checks trust
+// first, so `signature = "!!!"` under an unknown key would read "untrusted publisher key", which
+// sends the operator after the wrong problem. Decoding needs no trust and does no cryptography.
+func Examine(manifestTOML, sig, publisherKey string, trusted []string) Result {
+	res := Verify(manifestTOML, sig, publisherKey, trusted)
+	if res.Status != StatusUntrusted {
+		return res
+	}
+	if _, err := DecodePublicKey(publisherKey); err != nil {
+		return Result{Status: StatusInvalid, Reason: "malformed publisher_key: " + strings.TrimPrefix(err.Error(), ErrInvalidKey.Error()+": ")}
+	}
+	b, err := DecodeSignature(sig)
+	if err != nil {
+		return Result{Status: StatusInvalid, Reason: "malformed signature: " + err.Error()}
+	}
+	if len(b) != ed25519.SignatureSize {
+		return Result{Status: StatusInvalid, Reason: fmt.Sprintf("malformed signature: %d bytes, want %d", len(b), ed25519.SignatureSize)}
+	}
+	return res
+}
+
 // decodeHexKey decodes the trimmed key; either case is accepted.
 func decodeHexKey(s string) ([]byte, error) {
 	s = strings.TrimSpace(s)
@@ -274,7 +296,7 @@ func SignManifest(manifestTOML string, priv ed25519.PrivateKey) (string, error) 
 // Disabled returns Unsigned without looking. Permissive returns every result
 // with a Warning where strict would refuse. Strict returns ErrUnsignedPlugin,
 // ErrUntrustedPublisher or ErrSignatureInvalid with the reference's
-// messages.
+// messages; a malformed signature or key is Invalid (see Examine).
 func Enforce(plugin, manifestTOML string, sig, publisherKey *string, trusted []string, mode Mode) (Result, error) {
 	if mode == ModeDisabled {
 		return Result{Status: StatusUnsigned}, nil
@@ -286,7 +308,7 @@ func Enforce(plugin, manifestTOML string, sig, publisherKey *string, trusted []s
 		}
 		return Result{Status: StatusUnsigned, Warning: "plugin is unsigned; loading in permissive mode"}, nil
 	}
-	res := Verify(manifestTOML, *sig, *publisherKey, trusted)
+	res := Examine(manifestTOML, *sig, *publisherKey, trusted)
 	switch res.Status {
 	case StatusUntrusted:
 		if mode == ModeStrict {

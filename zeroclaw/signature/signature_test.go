@@ -147,14 +147,39 @@ func TestEnforce_Messages(t *testing.T) {
 	if err == nil || err.Error() != "plugin 'p' is unsigned and signature verification is required" {
 		t.Errorf("unsigned: %v", err)
 	}
-	sig := "x"
+	sig := EncodeSignature(make([]byte, 64))
 	_, err = Enforce("p", testManifest, &sig, &key, nil, ModeStrict)
 	if err == nil || err.Error() != "plugin 'p' signed by untrusted publisher key '"+pub+"'" {
 		t.Errorf("untrusted: %v", err)
 	}
+	sig = "x"
 	_, err = Enforce("p", testManifest, &sig, &key, []string{pub}, ModeStrict)
 	if err == nil || !strings.HasPrefix(err.Error(), "invalid plugin signature: plugin 'p': invalid signature encoding") {
 		t.Errorf("invalid: %v", err)
+	}
+}
+
+// A signature or key that does not decode is reported as malformed, under a trusted key or not,
+// in either enforcing mode; the reference's trust-first order would call it untrusted.
+func TestEnforce_Malformed(t *testing.T) {
+	_, pub := newKey(t)
+	good := EncodeSignature(make([]byte, 64))
+	tests := []struct{ name, sig, key, want string }{
+		{"not base64", "!!!notbase64", pub, "malformed signature: base64url decode error"},
+		{"short", EncodeSignature([]byte("abc")), pub, "malformed signature: 3 bytes, want 64"},
+		{"key not hex", good, "zz", "malformed publisher_key: hex decode"},
+		{"short key", good, "abcd", "malformed publisher_key: publisher key is 2 bytes, want 32"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Enforce("p", testManifest, &tt.sig, &tt.key, nil, ModePermissive)
+			if err != nil || res.Status != StatusInvalid || !strings.HasPrefix(res.Reason, tt.want) || res.Warning != "plugin signature invalid; loading in permissive mode" {
+				t.Errorf("permissive: %+v %v, want invalid %q", res, err, tt.want)
+			}
+			if _, err := Enforce("p", testManifest, &tt.sig, &tt.key, nil, ModeStrict); !errors.Is(err, ErrSignatureInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("strict: %v", err)
+			}
+		})
 	}
 }
 

@@ -5,11 +5,12 @@
 // Tools for kobako's own tests: echo (its arguments back, as text and structuredContent), fail (an
 // isError result), crash (traps), spin (loops until stopped), picture (writes a PNG to the volume
 // and links it). Tools the conformance suite calls by name: test_simple_text, test_image_content,
-// test_audio_content, test_embedded_resource, test_multiple_content_types, test_error_handling and
-// json_schema_2020_12_tool.
+// test_audio_content, test_embedded_resource, test_multiple_content_types, test_error_handling,
+// test_tool_with_progress and json_schema_2020_12_tool.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_LINE (1 << 20)
 
@@ -124,6 +125,7 @@ static const char *tools_json =
     "{\"name\":\"fail\",\"description\":\"Always fails, for the model to read.\",\"inputSchema\":{\"type\":\"object\"}},"
     "{\"name\":\"crash\",\"description\":\"Traps.\",\"inputSchema\":{\"type\":\"object\"}},"
     "{\"name\":\"spin\",\"description\":\"Loops until it is stopped.\",\"inputSchema\":{\"type\":\"object\"}},"
+    "{\"name\":\"test_tool_with_progress\",\"description\":\"Computes for two seconds, reporting progress when asked.\",\"inputSchema\":{\"type\":\"object\"}},"
     "{\"name\":\"picture\",\"description\":\"Writes a PNG to the volume and links it.\",\"inputSchema\":{\"type\":\"object\"}},"
     "{\"name\":\"test_simple_text\",\"description\":\"Returns simple text.\",\"inputSchema\":{\"type\":\"object\"}},"
     "{\"name\":\"test_image_content\",\"description\":\"Returns an image.\",\"inputSchema\":{\"type\":\"object\"}},"
@@ -156,6 +158,15 @@ static void call(span id, span params) {
 		__builtin_trap();
 	} else if (is(name, "\"spin\"")) {
 		for (;;) sink++;
+	} else if (is(name, "\"test_tool_with_progress\"")) {
+		// Computes for two seconds: the host reports its fuel as progress while it runs.
+		struct timespec start, now;
+		clock_gettime(CLOCK_MONOTONIC, &start);
+		do {
+			for (int i = 0; i < 1000000; i++) sink++;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		} while ((now.tv_sec - start.tv_sec) * 1000000000LL + (now.tv_nsec - start.tv_nsec) < 2000000000LL);
+		fputs("\"content\":[{\"type\":\"text\",\"text\":\"Progress test completed.\"}]", stdout);
 	} else if (is(name, "\"picture\"")) {
 		FILE *f = fopen("/volume/tmp/picture.png", "wb");
 		if (!f || fwrite(png_bytes, 1, sizeof png_bytes, f) != sizeof png_bytes || fclose(f) != 0) {

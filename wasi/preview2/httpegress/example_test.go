@@ -25,7 +25,7 @@ func ExampleNew() {
 
 	// What a guest's outgoing-handler.handle to another host gets:
 	u, _ := url.Parse("https://internal.example.org/admin")
-	_, err = cfg.HTTP.Send(context.Background(), &http.Request{Method: "GET", URL: u, Header: http.Header{}, Body: http.NoBody}, preview2.RequestOptions{})
+	_, err = cfg.HTTP.Send(context.Background(), &http.Request{Method: "GET", URL: u, Header: http.Header{}, Body: http.NoBody}, egress.SendOptions{})
 	fmt.Println(preview2.ErrorCodeOf(err))
 	// Output: HTTP-request-denied
 }

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/engine"
-	"github.com/kobako/kobako/wasi/preview2"
 	"github.com/kobako/kobako/wasi/preview2/httpegress"
 )
 
@@ -278,7 +278,7 @@ func TestFetchToolSmoke(t *testing.T) {
 	srv.EnableHTTP2 = true
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
-	send := func(ctx context.Context, req *http.Request, _ preview2.RequestOptions) (*http.Response, error) {
+	send := func(ctx context.Context, req *http.Request, _ egress.SendOptions) (*http.Response, error) {
 		return srv.Client().Transport.RoundTrip(req)
 	}
 	fr, err := runFetch(t, context.Background(), send, map[string]any{"url": srv.URL + "/a?b=c"}, engine.DefaultLimits())

@@ -47,7 +47,7 @@ func compileTool(path string) (compiledTool, error) {
 
 type compiledTool struct {
 	e  *engine.Engine
-	cc *component.Compiled
+	cc *component.Component
 }
 
 // toolResult is a ZeroClaw tool-result.
@@ -60,7 +60,7 @@ type toolResult struct {
 // runTool instantiates the tool component at path with wasi:http sending through send and calls
 // its execute with args marshalled to JSON. An err result of execute fails the test; a trap is
 // returned.
-func runTool(t *testing.T, ctx context.Context, path string, send preview2.HTTPSender, args any, limits engine.Limits) (toolResult, error) {
+func runTool(t *testing.T, ctx context.Context, path string, send egress.Sender, args any, limits engine.Limits) (toolResult, error) {
 	t.Helper()
 	tool, err := compileTool(path)
 	if err != nil {
@@ -127,7 +127,7 @@ type fetchResult struct {
 }
 
 // runFetch runs the componentize-js fetch tool (../testdata/http/fetch-tool.wasm).
-func runFetch(t *testing.T, ctx context.Context, send preview2.HTTPSender, args any, limits engine.Limits) (fetchResult, error) {
+func runFetch(t *testing.T, ctx context.Context, send egress.Sender, args any, limits engine.Limits) (fetchResult, error) {
 	t.Helper()
 	tr, err := runTool(t, ctx, fetchToolWasm, send, args, limits)
 	if err != nil {
@@ -177,7 +177,7 @@ func envOf(srv *testhttp.Server) *env {
 }
 
 // sender returns a sender allowing hosts, recording the error-code of every failed request.
-func (e *env) sender(t *testing.T, cfg httpegress.Config, hosts ...string) (preview2.HTTPSender, *[]string) {
+func (e *env) sender(t *testing.T, cfg httpegress.Config, hosts ...string) (egress.Sender, *[]string) {
 	t.Helper()
 	if cfg.Policy == nil {
 		p, err := egress.NewPolicy(egress.PolicyConfig{AllowHosts: hosts})
@@ -194,7 +194,7 @@ func (e *env) sender(t *testing.T, cfg httpegress.Config, hosts ...string) (prev
 	s := httpegress.New(cfg)
 	var mu sync.Mutex
 	codes := &[]string{}
-	return func(ctx context.Context, req *http.Request, opts preview2.RequestOptions) (*http.Response, error) {
+	return func(ctx context.Context, req *http.Request, opts egress.SendOptions) (*http.Response, error) {
 		resp, err := s.Send(ctx, req, opts)
 		if err != nil {
 			mu.Lock()

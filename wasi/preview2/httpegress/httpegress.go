@@ -24,17 +24,9 @@ package httpegress
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/http/httptrace"
-	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/kobako/kobako/egress"
@@ -66,309 +58,80 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Sender is the default wasi:http sender.
+// Sender is the default wasi:http sender: egress.NewSender with wasi:http's default phase
+// timeouts, logging every refused or failed request.
 type Sender struct {
-	cfg    Config
-	client *egress.Client
-	log    *slog.Logger
+	send egress.Sender
+	log  *slog.Logger
 }
 
 // New returns a sender for cfg. Use its Send method as preview2.HTTPConfig.Send.
 func New(cfg Config) *Sender {
-	s := &Sender{cfg: cfg, client: cfg.Client, log: cfg.Logger}
-	if s.client == nil {
-		s.client = egress.NewClient(egress.Options{})
+	pick := func(d, def time.Duration) time.Duration {
+		if d <= 0 {
+			return def
+		}
+		return d
 	}
+	s := &Sender{log: cfg.Logger, send: egress.NewSender(egress.SenderConfig{
+		Client:              cfg.Client,
+		Policy:              cfg.Policy,
+		ConnectTimeout:      pick(cfg.ConnectTimeout, DefaultConnectTimeout),
+		FirstByteTimeout:    pick(cfg.FirstByteTimeout, DefaultFirstByteTimeout),
+		BetweenBytesTimeout: pick(cfg.BetweenBytesTimeout, DefaultBetweenBytesTimeout),
+		MaxResponseBytes:    cfg.MaxResponseBytes,
+	})}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	pick := func(d *time.Duration, def time.Duration) {
-		if *d <= 0 {
-			*d = def
-		}
-	}
-	pick(&s.cfg.ConnectTimeout, DefaultConnectTimeout)
-	pick(&s.cfg.FirstByteTimeout, DefaultFirstByteTimeout)
-	pick(&s.cfg.BetweenBytesTimeout, DefaultBetweenBytesTimeout)
 	return s
 }
 
-// Causes by which a phase timeout cancels the exchange.
-var (
-	errConnectTimeout   = errors.New("connect timeout")
-	errFirstByteTimeout = errors.New("first-byte timeout")
-	errBetweenBytes     = errors.New("between-bytes timeout")
-)
-
-func shorter(guest, own time.Duration) time.Duration {
-	if guest > 0 && guest < own {
-		return guest
-	}
-	return own
-}
-
-// phaseTimers cancel the exchange when the connection or the response header is late.
-type phaseTimers struct {
-	mu        sync.Mutex
-	connect   *time.Timer
-	firstByte *time.Timer
-	fbAfter   time.Duration
-	cancel    context.CancelCauseFunc
-	done      bool
-}
-
-func (p *phaseTimers) gotConn(httptrace.GotConnInfo) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.connect.Stop()
-	if !p.done && p.firstByte == nil {
-		p.firstByte = time.AfterFunc(p.fbAfter, func() { p.cancel(errFirstByteTimeout) })
-	}
-}
-
-func (p *phaseTimers) stop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.done = true
-	p.connect.Stop()
-	if p.firstByte != nil {
-		p.firstByte.Stop()
-	}
-}
-
-// Send is a preview2.HTTPSender.
-func (s *Sender) Send(ctx context.Context, req *http.Request, opts preview2.RequestOptions) (*http.Response, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	pt := &phaseTimers{cancel: cancel, fbAfter: shorter(opts.FirstByteTimeout, s.cfg.FirstByteTimeout)}
-	pt.connect = time.AfterFunc(shorter(opts.ConnectTimeout, s.cfg.ConnectTimeout), func() { cancel(errConnectTimeout) })
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn:              pt.gotConn,
-		GotFirstResponseByte: pt.stop,
-	})
-	er := &egress.Request{
-		Method:           req.Method,
-		URL:              req.URL.String(),
-		ContentLength:    req.ContentLength,
-		NoRedirects:      true,
-		MaxResponseBytes: s.cfg.MaxResponseBytes,
-		Trailer:          req.Trailer,
-	}
-	if req.Body != nil && req.Body != http.NoBody {
-		er.Body = req.Body
-	} else {
-		er.ContentLength = 0
-	}
-	for k, vs := range req.Header {
-		n := strings.ToLower(k)
-		for _, v := range vs {
-			er.Header = append(er.Header, egress.Field{Name: n, Value: v})
-		}
-	}
-	closeReqBody := func() {
-		if req.Body != nil {
-			_ = req.Body.Close()
-		}
-	}
-	resp, err := s.client.Do(ctx, s.cfg.Policy, er)
-	pt.stop()
+// Send is an egress.Sender for preview2.HTTPConfig.Send. Its failures, and those of its
+// response bodies, are *preview2.HTTPError carrying the error-code the *egress.Error maps to.
+func (s *Sender) Send(ctx context.Context, req *http.Request, opts egress.SendOptions) (*http.Response, error) {
+	resp, err := s.send(ctx, req, opts)
 	if err != nil {
-		cause := context.Cause(ctx)
-		cancel(nil)
-		closeReqBody()
-		code := s.mapError(err, cause, false)
-		s.log.Warn("wasi:http request refused or failed", "method", req.Method, "url", redact(req), "error-code", code.Code.String(), "reason", err.Error())
-		return nil, code
+		he := &preview2.HTTPError{Code: preview2.ErrorCodeOf(err), Err: err}
+		s.log.Warn("wasi:http request refused or failed", "method", req.Method, "url", redact(req), "error-code", he.Code.String(), "reason", reasonOf(err), "error", err.Error())
+		return nil, he
 	}
-	out := &http.Response{
-		Status:        http.StatusText(resp.Status),
-		StatusCode:    resp.Status,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        make(http.Header, len(resp.Header)),
-		ContentLength: resp.ContentLength,
-		Request:       req,
+	resp.Body = &body{s: s, rc: resp.Body, req: req}
+	return resp, nil
+}
+
+func reasonOf(err error) string {
+	if r, ok := egress.ReasonOf(err); ok {
+		return r.String()
 	}
-	for _, f := range resp.Header {
-		k := http.CanonicalHeaderKey(f.Name)
-		out.Header[k] = append(out.Header[k], f.Value)
-	}
-	out.Body = &body{s: s, resp: resp, out: out, ctx: ctx, cancel: cancel, closeReq: closeReqBody,
-		between: shorter(opts.BetweenBytesTimeout, s.cfg.BetweenBytesTimeout)}
-	return out, nil
+	return ""
 }
 
 // redact returns the request's URL without its query, which may carry secrets.
 func redact(req *http.Request) string {
+	if req.URL == nil {
+		return ""
+	}
 	u := *req.URL
 	u.RawQuery, u.User = "", nil
 	return u.String()
 }
 
-// body is the response body the guest reads: between-bytes timeout, error-codes, trailers.
+// body logs and maps the failures of a response body read.
 type body struct {
-	s        *Sender
-	resp     *egress.Response
-	out      *http.Response
-	ctx      context.Context
-	cancel   context.CancelCauseFunc
-	closeReq func()
-	between  time.Duration
-	once     sync.Once
+	s   *Sender
+	rc  io.ReadCloser
+	req *http.Request
 }
 
 func (b *body) Read(p []byte) (int, error) {
-	t := time.AfterFunc(b.between, func() { b.cancel(errBetweenBytes) })
-	n, err := b.resp.Body.Read(p)
-	t.Stop()
-	switch {
-	case err == io.EOF:
-		if tr := b.resp.Trailer(); len(tr) > 0 {
-			b.out.Trailer = tr.Clone()
-		}
-	case err != nil:
-		code := b.s.mapError(err, context.Cause(b.ctx), true)
-		b.s.log.Warn("wasi:http response body failed", "url", redact(b.out.Request), "error-code", code.Code.String(), "reason", err.Error())
-		return n, code
+	n, err := b.rc.Read(p)
+	if err != nil && err != io.EOF {
+		he := &preview2.HTTPError{Code: preview2.ErrorCodeOf(err), Err: err}
+		b.s.log.Warn("wasi:http response body failed", "url", redact(b.req), "error-code", he.Code.String(), "reason", reasonOf(err), "error", err.Error())
+		return n, he
 	}
 	return n, err
 }
 
-func (b *body) Close() error {
-	var err error
-	b.once.Do(func() {
-		err = b.resp.Body.Close()
-		b.cancel(nil)
-		b.closeReq()
-	})
-	return err
-}
-
-// mapError turns an egress failure into the error-code the guest receives. cause is the
-// exchange context's cause (a phase timeout); reading tells a body read from the exchange.
-func (s *Sender) mapError(err error, cause error, reading bool) *preview2.HTTPError {
-	code := func(k preview2.ErrorKind) *preview2.HTTPError {
-		return &preview2.HTTPError{Code: preview2.Code(k), Err: err}
-	}
-	switch {
-	case errors.Is(cause, errConnectTimeout):
-		return code(preview2.ConnectionTimeout)
-	case errors.Is(cause, errFirstByteTimeout), errors.Is(cause, errBetweenBytes):
-		return code(preview2.ConnectionReadTimeout)
-	}
-	var he *preview2.HTTPError
-	if errors.As(err, &he) { // the guest's own body failed (content-length)
-		return he
-	}
-	kind, _ := egress.KindOf(err)
-	switch kind {
-	case egress.KindHostNotAllowed, egress.KindCredentialHeader, egress.KindCredentialUnavailable:
-		return code(preview2.HTTPRequestDenied)
-	case egress.KindForbiddenDestination:
-		var ee *egress.Error
-		if errors.As(err, &ee) && strings.HasPrefix(ee.Message, "plain http") {
-			return code(preview2.HTTPRequestDenied)
-		}
-		return code(preview2.DestinationIPProhibited)
-	case egress.KindTooManyRedirects:
-		return code(preview2.LoopDetected)
-	case egress.KindTooLarge:
-		c := preview2.Code(preview2.HTTPResponseBodySize)
-		if n := s.cfg.MaxResponseBytes; n >= 0 {
-			if n == 0 {
-				n = egress.DefaultMaxResponseBytes
-			}
-			u := uint64(n)
-			c.BodySize = &u
-		}
-		return &preview2.HTTPError{Code: c, Err: err}
-	case egress.KindTimeout:
-		if reading {
-			return code(preview2.ConnectionReadTimeout)
-		}
-		return code(preview2.HTTPResponseTimeout)
-	case egress.KindInvalidRequest:
-		var ee *egress.Error
-		errors.As(err, &ee)
-		switch {
-		case ee != nil && strings.HasPrefix(ee.Message, "method"):
-			return code(preview2.HTTPRequestMethodInvalid)
-		case ee != nil && strings.HasPrefix(ee.Message, "url is"):
-			return code(preview2.HTTPRequestURITooLong)
-		case ee != nil && strings.HasPrefix(ee.Message, "url"):
-			return code(preview2.HTTPRequestURIInvalid)
-		case ee != nil && strings.Contains(ee.Message, "header fields"):
-			return code(preview2.HTTPRequestHeaderSectionSize)
-		}
-		return code(preview2.HTTPProtocolError)
-	}
-	return networkCode(err, reading)
-}
-
-// networkCode classifies what went wrong on the network, as wasmtime's default sender does for
-// hyper's and rustls's errors.
-func networkCode(err error, reading bool) *preview2.HTTPError {
-	code := func(k preview2.ErrorKind) *preview2.HTTPError {
-		return &preview2.HTTPError{Code: preview2.Code(k), Err: err}
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		if dnsErr.IsTimeout {
-			return code(preview2.DNSTimeout)
-		}
-		c := preview2.Code(preview2.DNSError)
-		rcode := "address not available"
-		if dnsErr.IsNotFound {
-			rcode = "NXDOMAIN"
-		}
-		var info uint16
-		c.DNSRcode, c.DNSInfoCode = &rcode, &info
-		return &preview2.HTTPError{Code: c, Err: err}
-	}
-	var alert tls.AlertError
-	if errors.As(err, &alert) {
-		c := preview2.Code(preview2.TLSAlertReceived)
-		id, msg := uint8(alert), alert.Error()
-		c.TLSAlertID, c.TLSAlertMessage = &id, &msg
-		return &preview2.HTTPError{Code: c, Err: err}
-	}
-	var certErr *tls.CertificateVerificationError
-	var unknownAuth x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var invalidCert x509.CertificateInvalidError
-	if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) || errors.As(err, &invalidCert) {
-		return code(preview2.TLSCertificateError)
-	}
-	var recErr tls.RecordHeaderError
-	if errors.As(err, &recErr) || strings.Contains(err.Error(), "tls: ") {
-		return code(preview2.TLSProtocolError)
-	}
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return code(preview2.ConnectionRefused)
-	case errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
-		return code(preview2.DestinationUnavailable)
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
-		return code(preview2.ConnectionTerminated)
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		if reading {
-			return code(preview2.HTTPResponseIncomplete)
-		}
-		return code(preview2.ConnectionTerminated)
-	case strings.Contains(err.Error(), "header exceeds") || strings.Contains(err.Error(), "too large"):
-		return code(preview2.HTTPResponseHeaderSectionSize)
-	case strings.Contains(err.Error(), "malformed HTTP") || strings.Contains(err.Error(), "http2:"):
-		return code(preview2.HTTPProtocolError)
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		if reading {
-			return code(preview2.ConnectionReadTimeout)
-		}
-		return code(preview2.ConnectionTimeout)
-	}
-	if reading {
-		return code(preview2.HTTPResponseIncomplete)
-	}
-	return code(preview2.ConnectionTerminated)
-}
+func (b *body) Close() error { return b.rc.Close() }

@@ -53,7 +53,7 @@ func TestSend(t *testing.T) {
 		send, _ := e.sender(t, httpegress.Config{}, "api.example.com")
 		req := newReq(t, "POST", "https://api.example.com/t", strings.NewReader("body"))
 		req.Trailer = http.Header{"X-Check": {"abc"}}
-		resp, err := send(ctx, req, preview2.RequestOptions{})
+		resp, err := send(ctx, req, egress.SendOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestSend(t *testing.T) {
 			t.Fatal(err)
 		}
 		send, _ := e.sender(t, httpegress.Config{Policy: pol})
-		resp, err := send(ctx, newReq(t, "GET", "https://api.example.com/c", nil), preview2.RequestOptions{})
+		resp, err := send(ctx, newReq(t, "GET", "https://api.example.com/c", nil), egress.SendOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestSend(t *testing.T) {
 		}
 		req := newReq(t, "GET", "https://api.example.com/c", nil)
 		req.Header.Set("Authorization", "Bearer guess")
-		if _, err := send(ctx, req, preview2.RequestOptions{}); codeOf(err) != "HTTP-request-denied" {
+		if _, err := send(ctx, req, egress.SendOptions{}); codeOf(err) != "HTTP-request-denied" {
 			t.Fatalf("guest credential header: %v", err)
 		}
 	})
@@ -96,7 +96,7 @@ func TestSend(t *testing.T) {
 		c := egress.NewClient(opts)
 		send, _ := e.sender(t, httpegress.Config{Client: c}, "api.example.com")
 		start := time.Now()
-		_, err := send(ctx, newReq(t, "GET", "https://api.example.com/", nil), preview2.RequestOptions{ConnectTimeout: 100 * time.Millisecond})
+		_, err := send(ctx, newReq(t, "GET", "https://api.example.com/", nil), egress.SendOptions{ConnectTimeout: 100 * time.Millisecond})
 		if codeOf(err) != "connection-timeout" || time.Since(start) > 5*time.Second {
 			t.Fatalf("got %v after %v", err, time.Since(start))
 		}
@@ -112,7 +112,7 @@ func TestSend(t *testing.T) {
 		c := egress.NewClient(srv.opts)
 		send, _ := srv.sender(t, httpegress.Config{Client: c, FirstByteTimeout: 100 * time.Millisecond}, "api.example.com")
 		start := time.Now()
-		_, err := send(ctx, newReq(t, "GET", "https://api.example.com/", nil), preview2.RequestOptions{FirstByteTimeout: time.Hour})
+		_, err := send(ctx, newReq(t, "GET", "https://api.example.com/", nil), egress.SendOptions{FirstByteTimeout: time.Hour})
 		if codeOf(err) != "connection-read-timeout" || time.Since(start) > 2*time.Second {
 			t.Fatalf("got %v after %v", err, time.Since(start))
 		}
@@ -125,7 +125,7 @@ func TestSend(t *testing.T) {
 		send, _ := srv.sender(t, httpegress.Config{}, "api.example.com")
 		dctx, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
 		defer cancel()
-		if _, err := send(dctx, newReq(t, "GET", "https://api.example.com/", nil), preview2.RequestOptions{}); codeOf(err) != "HTTP-response-timeout" {
+		if _, err := send(dctx, newReq(t, "GET", "https://api.example.com/", nil), egress.SendOptions{}); codeOf(err) != "HTTP-response-timeout" {
 			t.Fatalf("got %v", err)
 		}
 	})
@@ -134,7 +134,7 @@ func TestSend(t *testing.T) {
 		opts := e.opts
 		opts.RootCAs = nil // the system roots do not know the test server
 		send, _ := e.sender(t, httpegress.Config{Client: egress.NewClient(opts)}, "api.example.com")
-		if _, err := send(ctx, newReq(t, "GET", "https://api.example.com/", nil), preview2.RequestOptions{}); codeOf(err) != "TLS-certificate-error" {
+		if _, err := send(ctx, newReq(t, "GET", "https://api.example.com/", nil), egress.SendOptions{}); codeOf(err) != "TLS-certificate-error" {
 			t.Fatalf("got %v", err)
 		}
 	})
@@ -152,14 +152,14 @@ func TestSend(t *testing.T) {
 			return d.DialContext(ctx, "tcp", addr)
 		}
 		send, _ := e.sender(t, httpegress.Config{Client: egress.NewClient(opts)}, "api.example.com")
-		if _, err := send(ctx, newReq(t, "GET", "https://api.example.com/", nil), preview2.RequestOptions{}); codeOf(err) != "connection-refused" {
+		if _, err := send(ctx, newReq(t, "GET", "https://api.example.com/", nil), egress.SendOptions{}); codeOf(err) != "connection-refused" {
 			t.Fatalf("got %v", err)
 		}
 	})
 
 	t.Run("nil policy denies", func(t *testing.T) {
 		s := httpegress.New(httpegress.Config{Client: egress.NewClient(e.opts)})
-		if _, err := s.Send(ctx, newReq(t, "GET", "https://api.example.com/", nil), preview2.RequestOptions{}); codeOf(err) != "HTTP-request-denied" {
+		if _, err := s.Send(ctx, newReq(t, "GET", "https://api.example.com/", nil), egress.SendOptions{}); codeOf(err) != "HTTP-request-denied" {
 			t.Fatalf("got %v", err)
 		}
 	})
@@ -190,7 +190,7 @@ func TestSendPlainHTTPAndPrivate(t *testing.T) {
 			c := egress.NewClient(egress.Options{AllowPrivate: tt.private})
 			defer c.CloseIdleConnections()
 			s := httpegress.New(httpegress.Config{Policy: pol, Client: c})
-			resp, err := s.Send(ctx, newReq(t, "GET", "http://"+u.Host+"/", nil), preview2.RequestOptions{})
+			resp, err := s.Send(ctx, newReq(t, "GET", "http://"+u.Host+"/", nil), egress.SendOptions{})
 			if got := codeOf(err); got != tt.want {
 				t.Fatalf("got %q (%v), want %q", got, err, tt.want)
 			}
