@@ -155,7 +155,7 @@ func TestLayering_Rules(t *testing.T) {
 abi: std
 engine: std internal/... github.com/tetratelabs/wazero/...
 zeroclaw/...: std zeroclaw/...
-zeroclaw/runtime: std zeroclaw/... component
+zeroclaw/runner: std zeroclaw/... component
 cmd/kobako: *
 `))
 	if err != nil {
@@ -175,7 +175,7 @@ cmd/kobako: *
 		{"engine", module + "/component", false, false},
 		{"zeroclaw/manifest", module + "/zeroclaw/internal/sjson", false, true},
 		{"zeroclaw/manifest", module + "/component", false, false},
-		{"zeroclaw/runtime", module + "/component", false, true},
+		{"zeroclaw/runner", module + "/component", false, true},
 		{"zeroclaw", module + "/component", false, false},
 		{"cmd/kobako", module + "/internal/wasm", false, true},
 	} {

@@ -34,7 +34,9 @@ compile_native_go_fuzzer github.com/kobako/kobako/fuzz FuzzLiftFlat fuzz_lift_fl
 compile_native_go_fuzzer github.com/kobako/kobako/fuzz FuzzLiftMemory fuzz_lift_memory
 compile_native_go_fuzzer github.com/kobako/kobako/fuzz FuzzMCPMessage fuzz_mcpmessage
 compile_native_go_fuzzer github.com/kobako/kobako/fuzz FuzzMeteredDifferential fuzz_metered_differential
+compile_native_go_fuzzer github.com/kobako/kobako/fuzz FuzzOCIManifest fuzz_oci_manifest
 compile_native_go_fuzzer github.com/kobako/kobako/fuzz FuzzManifestParse fuzz_manifest_parse
+compile_native_go_fuzzer github.com/kobako/kobako/fuzz FuzzPreparedCacheFile fuzz_prepared_cache_file
 compile_native_go_fuzzer github.com/kobako/kobako/fuzz FuzzPreview1 fuzz_preview1
 compile_native_go_fuzzer github.com/kobako/kobako/fuzz FuzzRegistryIndex fuzz_registry_index
 compile_native_go_fuzzer github.com/kobako/kobako/fuzz FuzzSubakoLoadZip fuzz_subako_load_zip

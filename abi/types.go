@@ -55,18 +55,26 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", uint8(k))
 }
 
-// CoreType is a core WebAssembly value type appearing in a flattened signature.
+// CoreType is a core WebAssembly value type, as its byte in the binary format. The canonical ABI
+// flattens component values to the first four (Type.Flat, CoreSignature); the others type core
+// functions, globals and tables. It is the module's one definition of core value types, here at
+// the bottom of the layering (standard library only) so that every layer shares it:
+// engine.ValueType, component/binary's CoreValType and the core module decoder's type are this
+// type.
 type CoreType uint8
 
-// The four core value types the canonical ABI flattens to.
+// The core value types of WebAssembly 2.0, with their binary encodings.
 const (
-	CoreI32 CoreType = iota + 1
-	CoreI64
-	CoreF32
-	CoreF64
+	CoreI32       CoreType = 0x7f
+	CoreI64       CoreType = 0x7e
+	CoreF32       CoreType = 0x7d
+	CoreF64       CoreType = 0x7c
+	CoreV128      CoreType = 0x7b
+	CoreFuncRef   CoreType = 0x70
+	CoreExternRef CoreType = 0x6f
 )
 
-// String returns "i32", "i64", "f32" or "f64".
+// String returns the type's text format name, such as "i32".
 func (c CoreType) String() string {
 	switch c {
 	case CoreI32:
@@ -77,8 +85,46 @@ func (c CoreType) String() string {
 		return "f32"
 	case CoreF64:
 		return "f64"
+	case CoreV128:
+		return "v128"
+	case CoreFuncRef:
+		return "funcref"
+	case CoreExternRef:
+		return "externref"
 	}
-	return fmt.Sprintf("coretype(%d)", uint8(c))
+	return fmt.Sprintf("valtype(0x%02x)", uint8(c))
+}
+
+// CoreExternKind is the kind of a core module's import or export, as its byte in the binary
+// format (a component's core sorts func, table, memory, global and tag share these bytes). Like
+// CoreType, it is the module's one definition: engine.ExternKind and component/binary's
+// CoreExternKind are this type.
+type CoreExternKind uint8
+
+// The core extern kinds, with their binary encodings.
+const (
+	CoreExternFunc   CoreExternKind = 0x00
+	CoreExternTable  CoreExternKind = 0x01
+	CoreExternMemory CoreExternKind = 0x02
+	CoreExternGlobal CoreExternKind = 0x03
+	CoreExternTag    CoreExternKind = 0x04 // exception handling
+)
+
+// String returns the kind's text format keyword: "func", "table", "memory", "global" or "tag".
+func (k CoreExternKind) String() string {
+	switch k {
+	case CoreExternFunc:
+		return "func"
+	case CoreExternTable:
+		return "table"
+	case CoreExternMemory:
+		return "memory"
+	case CoreExternGlobal:
+		return "global"
+	case CoreExternTag:
+		return "tag"
+	}
+	return fmt.Sprintf("extern(0x%02x)", uint8(k))
 }
 
 // Limits from the canonical ABI specification, plus kobako's nesting limit.

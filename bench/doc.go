@@ -6,6 +6,10 @@
 //   - bare: wazero's interpreter running the original module: the baseline.
 //   - kobako: kobako's engine (package engine): the module rewritten for fuel metering, run with a
 //     per-call deadline and its limits. kobako/bare is the overhead the targets bound.
+//   - unmetered: kobako's engine with an unmetered store (Limits.Fuel = engine.Unmetered): the
+//     module without the metering rewrite, in the engine's runtime with wazero's close-on-context-
+//     done, and kobako's deadline, limits and WASI. unmetered/bare bounds what turning fuel off
+//     leaves of kobako's cost.
 //   - fuel-only: wazero's interpreter running kobako's rewritten module, without the deadline
 //     machinery: the cost of the metering code alone.
 //   - deadline-only: wazero's interpreter running the original module with wazero's own

@@ -28,13 +28,14 @@ type engineKind string
 const (
 	bare         engineKind = "bare"
 	kobako       engineKind = "kobako"
+	unmetered    engineKind = "unmetered"
 	fuelOnly     engineKind = "fuel-only"
 	deadlineOnly engineKind = "deadline-only"
 	compiler     engineKind = "compiler"
 )
 
 // workloadEngines run the warm-instance workloads; the first is the baseline benchstat compares to.
-var workloadEngines = []engineKind{bare, kobako, fuelOnly, deadlineOnly, compiler}
+var workloadEngines = []engineKind{bare, kobako, unmetered, fuelOnly, deadlineOnly, compiler}
 
 // lifecycleEngines run the compile and instantiate benchmarks, where the split of kobako's cost into
 // metering and deadline does not apply.
@@ -165,8 +166,8 @@ func TestMain(m *testing.M) {
 func newGuest(ctx context.Context, kind engineKind, wasmBytes []byte) (*guest, error) {
 	var g *guest
 	var err error
-	if kind == kobako {
-		g, err = newKobakoGuest(ctx, wasmBytes)
+	if kind == kobako || kind == unmetered {
+		g, err = newKobakoGuest(ctx, kind, wasmBytes)
 	} else {
 		g, err = newWazeroGuest(ctx, kind, wasmBytes)
 	}

@@ -12,7 +12,7 @@ import (
 
 // newKobakoGuest runs wasmBytes on kobako's engine the way a host embedding kobako does: one engine,
 // one store with the benchmark limits, WASI preview 1 from package wasi/preview1.
-func newKobakoGuest(ctx context.Context, wasmBytes []byte) (*guest, error) {
+func newKobakoGuest(ctx context.Context, kind engineKind, wasmBytes []byte) (*guest, error) {
 	e, err := engine.New(ctx, engine.Config{})
 	if err != nil {
 		return nil, err
@@ -25,7 +25,7 @@ func newKobakoGuest(ctx context.Context, wasmBytes []byte) (*guest, error) {
 	if err != nil {
 		return fail(err)
 	}
-	s, err := e.NewStore(ctx, benchLimits())
+	s, err := e.NewStore(ctx, kobakoLimits(kind))
 	if err != nil {
 		return fail(err)
 	}
@@ -39,7 +39,7 @@ func newKobakoGuest(ctx context.Context, wasmBytes []byte) (*guest, error) {
 		return fail(fmt.Errorf("instantiate: %w", err))
 	}
 	return &guest{
-		kind: kobako,
+		kind: kind,
 		fn: func(name string) (callFunc, error) {
 			f, err := inst.Function(name)
 			if err != nil {
@@ -54,7 +54,7 @@ func newKobakoGuest(ctx context.Context, wasmBytes []byte) (*guest, error) {
 			}
 			return mem.Read(offset, n)
 		},
-		fuel: s.FuelConsumed,
+		fuel: meteredFuel(kind, s),
 		close: func() {
 			_ = host.Close()
 			_ = s.Close(ctx)
@@ -128,4 +128,22 @@ func bindWASI(s *engine.Store, w io.Writer) (engine.Imports, *preview1.Host, err
 		return nil, nil, err
 	}
 	return engine.Imports{preview1.ModuleName: preview1.Module}, h, nil
+}
+
+// kobakoLimits are the limits a kobako guest of kind runs with: benchLimits, unmetered for the
+// unmetered engine.
+func kobakoLimits(kind engineKind) engine.Limits {
+	l := benchLimits()
+	if kind == unmetered {
+		l.Fuel = engine.Unmetered
+	}
+	return l
+}
+
+// meteredFuel is the guest's fuel reader: nil for the unmetered engine, which counts none.
+func meteredFuel(kind engineKind, s *engine.Store) func() uint64 {
+	if kind == unmetered {
+		return nil
+	}
+	return s.FuelConsumed
 }

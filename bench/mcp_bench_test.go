@@ -14,7 +14,7 @@ import (
 	"github.com/kobako/kobako/mcpserve"
 	"github.com/kobako/kobako/subako"
 	"github.com/kobako/kobako/zeroclaw"
-	"github.com/kobako/kobako/zeroclaw/runtime"
+	"github.com/kobako/kobako/zeroclaw/runner"
 )
 
 // mcpTransports are the ways BenchmarkMCPCall reaches a tool through kobako mcp: the SDK's client
@@ -120,8 +120,8 @@ func writeFile(tb testing.TB, dir, name string, data []byte) {
 }
 
 // BenchmarkMCPCallZeroClaw is BenchmarkMCPCall for a ZeroClaw tool plugin: misbehave (a WAT
-// component of zeroclaw/runtime's fixtures) echoing its arguments; path=library calls
-// runtime.Tool.Execute directly.
+// component of zeroclaw/runner's fixtures) echoing its arguments; path=library calls
+// runner.Tool.Execute directly.
 func BenchmarkMCPCallZeroClaw(b *testing.B) {
 	ctx := context.Background()
 	plugins := filepath.Join(b.TempDir(), "plugins")
@@ -131,7 +131,7 @@ func BenchmarkMCPCallZeroClaw(b *testing.B) {
 		b.Fatal(err)
 	}
 	src := b.TempDir()
-	wasm, err := os.ReadFile("../zeroclaw/runtime/testdata/misbehave.wasm")
+	wasm, err := os.ReadFile("../zeroclaw/runner/testdata/misbehave.wasm")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func BenchmarkMCPCallZeroClaw(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			rt, err := runtime.Open(ctx, runtime.Options{Host: h})
+			rt, err := runner.Open(ctx, runner.Options{Host: h})
 			if err != nil {
 				b.Fatal(err)
 			}

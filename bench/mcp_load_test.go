@@ -11,7 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,7 +22,7 @@ import (
 
 	"github.com/kobako/kobako/subako"
 	"github.com/kobako/kobako/zeroclaw"
-	"github.com/kobako/kobako/zeroclaw/runtime"
+	"github.com/kobako/kobako/zeroclaw/runner"
 )
 
 // TestMCPLoad measures tools/call throughput, latency and peak memory through a real `kobako mcp
@@ -50,10 +50,10 @@ func TestMCPLoad(t *testing.T) {
 		}
 		seconds = v
 	}
-	if goruntime.GOOS != "linux" {
-		t.Logf("peak RSS is read from /proc/PID/status, which only Linux has: the RSS columns are left empty on %s", goruntime.GOOS)
+	if runtime.GOOS != "linux" {
+		t.Logf("peak RSS is read from /proc/PID/status, which only Linux has: the RSS columns are left empty on %s", runtime.GOOS)
 	}
-	t.Logf("load average at start: %s; GOMAXPROCS %d, %d CPUs", loadAvg(), goruntime.GOMAXPROCS(0), goruntime.NumCPU())
+	t.Logf("load average at start: %s; GOMAXPROCS %d, %d CPUs", loadAvg(), runtime.GOMAXPROCS(0), runtime.NumCPU())
 
 	bin := filepath.Join(t.TempDir(), "kobako")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/kobako")
@@ -71,7 +71,7 @@ func TestMCPLoad(t *testing.T) {
 	guests := []mcpLoadGuest{
 		{name: "tiny ABI 1 package (subako/testdata/tiny.wasm)", kind: "abi1", dir: pkgDir, tool: "bench__greet",
 			args: `{"name":"Ada"}`, want: subakoGuests[0].want, serverArgs: []string{"--no-plugins", pkgDir}},
-		{name: "ZeroClaw Go tool (zeroclaw/runtime/testdata/gotool.wasm)", kind: "zeroclaw", dir: pluginsDir, tool: "go-echo__go-echo",
+		{name: "ZeroClaw Go tool (zeroclaw/runner/testdata/gotool.wasm)", kind: "zeroclaw", dir: pluginsDir, tool: "go-echo__go-echo",
 			args: `{"text":"Ada"}`, want: "go-echo:Ada|config={}", serverArgs: []string{"--plugins-dir", pluginsDir}},
 	}
 	d := time.Duration(seconds * float64(time.Second))
@@ -390,7 +390,7 @@ func mcpLoadChild(t *testing.T, specJSON string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rt, err := runtime.Open(ctx, runtime.Options{Host: h})
+		rt, err := runner.Open(ctx, runner.Options{Host: h})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -441,7 +441,7 @@ func installLoadPlugin(t *testing.T) string {
 		t.Fatal(err)
 	}
 	src := t.TempDir()
-	wasm, err := os.ReadFile("../zeroclaw/runtime/testdata/gotool.wasm")
+	wasm, err := os.ReadFile("../zeroclaw/runner/testdata/gotool.wasm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +457,7 @@ func installLoadPlugin(t *testing.T) string {
 // /proc/PID/clear_refs) and returns that RSS, so that the VmHWM read after the run is the run's
 // own peak. Where the reset is refused, the base is 0 and VmHWM stays the whole life's peak.
 func resetPeak(t *testing.T, pid int) (startPeak, base uint64) {
-	if goruntime.GOOS != "linux" {
+	if runtime.GOOS != "linux" {
 		return 0, 0
 	}
 	startPeak = procStatus(pid, "VmHWM")
@@ -471,7 +471,7 @@ func resetPeak(t *testing.T, pid int) (startPeak, base uint64) {
 // procCPU is a process's CPU time so far, user and system, over all its threads, from
 // /proc/PID/stat (in USER_HZ ticks, 100 a second on Linux); 0 off Linux or on failure.
 func procCPU(pid int) time.Duration {
-	if goruntime.GOOS != "linux" {
+	if runtime.GOOS != "linux" {
 		return 0
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -498,7 +498,7 @@ func procCPU(pid int) time.Duration {
 
 // procStatus reads a "kB" field of /proc/PID/status in bytes; 0 off Linux or on failure.
 func procStatus(pid int, field string) uint64 {
-	if goruntime.GOOS != "linux" {
+	if runtime.GOOS != "linux" {
 		return 0
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))

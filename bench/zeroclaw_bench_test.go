@@ -16,26 +16,26 @@ import (
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi/preview2"
 	"github.com/kobako/kobako/zeroclaw"
-	zcrt "github.com/kobako/kobako/zeroclaw/runtime"
+	"github.com/kobako/kobako/zeroclaw/runner"
 	"github.com/kobako/kobako/zeroclaw/signature"
 )
 
 // The ZeroClaw runtime's overhead: each benchmark runs the same component through
-// zeroclaw/runtime (via=runtime: config resolution, __config injection, frames, the host-call
+// zeroclaw/runner (via=runtime: config resolution, __config injection, frames, the host-call
 // budget, the typed conversions) and through package component directly (via=component: the same
 // WASI linker, the ZeroClaw imports defined as no-op host functions, the export called with
 // dynamic values), side by side.
 
-const zcFixtures = "../zeroclaw/runtime/testdata"
+const zcFixtures = "../zeroclaw/runner/testdata"
 
 // zcRuntime installs one fixture as a plugin and opens a runtime on e.
-func zcRuntime(b *testing.B, e *engine.Engine, name, capability, fixture string) *zcrt.Runtime {
+func zcRuntime(b *testing.B, e *engine.Engine, name, capability, fixture string) *runner.Runner {
 	b.Helper()
 	return zcRuntimeOpts(b, e, name, capability, fixture, nil)
 }
 
 // zcRuntimeOpts is zcRuntime with the runtime's options changed by opt.
-func zcRuntimeOpts(b *testing.B, e *engine.Engine, name, capability, fixture string, opt func(*zcrt.Options)) *zcrt.Runtime {
+func zcRuntimeOpts(b *testing.B, e *engine.Engine, name, capability, fixture string, opt func(*runner.Options)) *runner.Runner {
 	b.Helper()
 	dir := b.TempDir()
 	wasm, err := os.ReadFile(filepath.Join(zcFixtures, fixture))
@@ -57,11 +57,11 @@ func zcRuntimeOpts(b *testing.B, e *engine.Engine, name, capability, fixture str
 	if err != nil {
 		b.Fatal(err)
 	}
-	o := zcrt.Options{Host: h, Engine: e, Log: slog.NewJSONHandler(io.Discard, nil)}
+	o := runner.Options{Host: h, Engine: e, Log: slog.NewJSONHandler(io.Discard, nil)}
 	if opt != nil {
 		opt(&o)
 	}
-	rt, err := zcrt.Open(context.Background(), o)
+	rt, err := runner.Open(context.Background(), o)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func BenchmarkZeroClawExecute(b *testing.B) {
 					via = "runtime-snapshot"
 				}
 				b.Run("via="+via, func(b *testing.B) {
-					rt := zcRuntimeOpts(b, e, "t", "tool", tc.fixture, func(o *zcrt.Options) { o.Snapshot = snap })
+					rt := zcRuntimeOpts(b, e, "t", "tool", tc.fixture, func(o *runner.Options) { o.Snapshot = snap })
 					tool, err := rt.Tool(ctx, "t")
 					if err != nil {
 						b.Fatal(err)
@@ -267,7 +267,7 @@ func BenchmarkZeroClawExecute(b *testing.B) {
 	}
 }
 
-var benchSend = zcrt.SendMessage{Content: "hello", Recipient: "bob"}
+var benchSend = runner.SendMessage{Content: "hello", Recipient: "bob"}
 
 // BenchmarkZeroClawChannelSend: a warm channel's send, then poll-message to drain the echo it
 // queues (the fixture's outbox holds 8), per iteration.
@@ -275,7 +275,7 @@ func BenchmarkZeroClawChannelSend(b *testing.B) {
 	ctx := context.Background()
 	e := benchEngine(b)
 	rt := zcRuntime(b, e, "c", "channel", "channel-v0.wasm")
-	c, err := rt.Channel(ctx, "c", "main", zcrt.ChannelOptions{})
+	c, err := rt.Channel(ctx, "c", "main", runner.ChannelOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -326,7 +326,7 @@ func BenchmarkZeroClawMemoryStoreRecall(b *testing.B) {
 		defer cpu.report(b)
 		for b.Loop() {
 			cpu.begin()
-			err := m.Store(ctx, "k", "hello world", zcrt.CategoryCore, nil)
+			err := m.Store(ctx, "k", "hello world", runner.CategoryCore, nil)
 			es, rerr := m.Recall(ctx, "hello", 5, nil, nil, nil)
 			cpu.end()
 			if err != nil || rerr != nil || len(es) != 1 {

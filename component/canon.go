@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/kobako/kobako/component/binary"
+	"slices"
 	"strconv"
 
 	"github.com/kobako/kobako/abi"
@@ -59,8 +60,8 @@ func (cc *Component) hostModule() *engine.HostModule {
 	for k, cn := range cc.tramps {
 		hm.Funcs = append(hm.Funcs, engine.HostFunc{
 			Name:    cc.trampName(k),
-			Params:  engineTypes(cn.CoreType.Params),
-			Results: engineTypes(cn.CoreType.Results),
+			Params:  slices.Clone(cn.CoreType.Params),
+			Results: slices.Clone(cn.CoreType.Results),
 			Fn: func(ctx context.Context, c *engine.Caller, stack []uint64) {
 				var in *Instance
 				if reg, _ := cc.regKey.Get(c.Store()); reg != nil {
@@ -168,14 +169,6 @@ func (cc *Component) trampName(k int) string {
 		name += " " + r
 	}
 	return name
-}
-
-func engineTypes(ts []binary.CoreValType) []engine.ValueType {
-	out := make([]engine.ValueType, len(ts))
-	for i, t := range ts {
-		out[i] = engine.ValueType(t)
-	}
-	return out
 }
 
 func (in *Instance) tramp(k int) (*trampState, error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"github.com/kobako/kobako/component/binary"
@@ -25,8 +26,13 @@ type Component struct {
 	// modules, glue and lift glue, not those of nested components or outer aliases): Close
 	// gives each back once.
 	owned []*engine.Module
+	// mu guards owned between Close and a snapshot's release of modules.
+	mu sync.Mutex
 	// closed is set by Close, on the component and on the components nested in it.
 	closed atomic.Bool
+	// released is set once a snapshot gave back the core modules it replaces
+	// (SnapshotOptions.Release): only snapshots instantiate the component from then on.
+	released atomic.Bool
 
 	modules []*engine.Module // by core module index
 	nested  []*Component     // by component index: nested components defined inline
@@ -323,10 +329,13 @@ func (cc *Component) release(ctx context.Context) error {
 			errs = append(errs, n.release(ctx))
 		}
 	}
-	for _, m := range cc.owned {
+	cc.mu.Lock()
+	owned := cc.owned
+	cc.owned = nil
+	cc.mu.Unlock()
+	for _, m := range owned {
 		errs = append(errs, m.Close(ctx))
 	}
-	cc.owned = nil
 	if cc.host != nil {
 		errs = append(errs, cc.engine.ReleaseHostModule(ctx, cc.host))
 	}

@@ -341,10 +341,14 @@ func (in *Instance) instantiateCore(ctx context.Context, idx int, d *binary.Core
 		if mod, err = in.coreModule(d.Module, 0); err != nil {
 			return fmt.Errorf("core instance %d: %w", idx, err)
 		}
+		replaced := false
 		if in.pre != nil && in.pre.sub != nil {
 			if m := in.pre.sub[idx]; m != nil {
-				mod = m
+				mod, replaced = m, true
 			}
+		}
+		if !replaced && in.cc.released.Load() {
+			return fmt.Errorf("core instance %d: %w: the component's core modules were released for a snapshot (SnapshotOptions.Release); instantiate it from the snapshot", idx, ErrClosed)
 		}
 		for _, a := range d.Args {
 			prov := in.core[a.Instance]

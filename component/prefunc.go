@@ -369,7 +369,11 @@ func (x *preExport) resolve(in *Instance) (*funcImpl, *abi.GoFunc, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if x.plan != nil && x.plan.Type() == impl.ft {
+	if x.plan != nil {
+		// The type names only host resources, so every instance's function has it exactly:
+		// impl.ft may be another value of it (an export wit-component nests in an instance
+		// of a type-ascribing component is found by name, with that instance's types), but
+		// the component model has no subtyping of function types, so the plan holds.
 		return impl, x.plan, nil
 	}
 	// A type naming the instance's own resources: plan it once per instance.

@@ -3,6 +3,7 @@ package component_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -399,4 +400,30 @@ func BenchmarkPreFunc_FreshInstance(b *testing.B) {
 			return err
 		})
 	})
+}
+
+// An export that wit-component nests in an instance of a type-ascribing component has no slot
+// (it is found by name in each instance), but its type names no resource of the component's,
+// so every fresh instance calls it with the plan made once at prepare time.
+func TestPreFunc_NestedExportPlannedOnce(t *testing.T) {
+	ctx := context.Background()
+	l, _ := newFixtureLinker(t)
+	pre, err := l.Prepare(compileFixture(t, "testdata/fixture.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo, err := component.PrepareFunc[[]string, []string](pre, "kobako:fixture/api#echo-list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		in := instantiatePre(t, pre)
+		got, err := echo.Call(ctx, in, []string{"a", "bc"})
+		if err != nil || !slices.Equal(got, []string{"a", "bc"}) {
+			t.Fatalf("echo-list = %q, %v", got, err)
+		}
+		if again, err := component.PlannedPerInstance(echo, in); err != nil || again {
+			t.Fatalf("the call was planned again for a fresh instance (%v)", err)
+		}
+	}
 }

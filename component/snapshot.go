@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/kobako/kobako/component/binary"
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/internal/enginehook"
 )
 
 // ErrSnapshot means a component's state after instantiation cannot be captured and restored
@@ -45,6 +47,14 @@ type SnapshotOptions struct {
 	// (a secret store, a log, the network): an initialization that calls one is refused. Nil
 	// marks nothing.
 	Stateful func(iface, name string) bool
+	// Release gives back to the engine, once the state is read, the component's own compiled
+	// core modules that the snapshot's restored modules replace, so that a component used only
+	// through its snapshot keeps one compiled copy of its code, not two. The InstancePre (and
+	// every other of the component) can then no longer instantiate without a snapshot: that
+	// fails with ErrClosed. Taking another snapshot still works (it compiles the modules again
+	// for the capture), as does Close. A Release whose snapshot fails leaves the modules
+	// released too.
+	Release bool
 }
 
 // replayCall is a recorded call of a replayable constructor: trampoline k, and the handle it
@@ -64,8 +74,14 @@ type snapshotRecorder struct {
 }
 
 // Snapshot instantiates the component in s, the store initialization runs in (set up as for a
-// normal instance, WASI bound and so on; the caller closes it afterwards), and captures every
-// core instance's state. It refuses, with an error wrapping ErrSnapshot, a component whose state
+// normal instance, WASI bound and so on), captures every core instance's state, and closes s,
+// whether it succeeds or not (closing it again does nothing): the capture instance's compiled
+// code must not stay reachable through a store the caller still holds while the restored modules
+// compile.
+//
+// The capture instance runs the component's own compiled modules (every compiled module can
+// show its state to a capture), so a snapshot compiles only the restored modules; with
+// SnapshotOptions.Release the originals are given back before those are compiled. It refuses, with an error wrapping ErrSnapshot, a component whose state
 // a snapshot could not restore exactly: nested components, component start functions, core
 // modules the engine refuses (code that writes tables or drops segments; see
 // engine.Engine.Snapshot), core module bytes released by Compile (use CompileDecoded), and an
@@ -79,7 +95,27 @@ func (p *InstancePre) Snapshot(ctx context.Context, s *engine.Store, opts Snapsh
 	return sn, nil
 }
 
-func (p *InstancePre) snapshot(ctx context.Context, s *engine.Store, opts SnapshotOptions) (*Snapshot, error) {
+// engineHooks are engine's capture, restore and fuel charge, which are not part of its API.
+var engineHooks = enginehook.Get[*engine.Engine, *engine.Module, *engine.Instance, *engine.Store]()
+
+// capture is one core module's capture (see enginehook.Capture).
+type capture = enginehook.Capture[*engine.Module, *engine.Instance]
+
+// captured is what a capture read: the captures (closed; their decoded modules restore), the
+// core instances whose modules are replaced, their states, the fuel and the replayed calls.
+type captured struct {
+	caps   map[uint32]capture
+	sub    map[int]*engine.Module
+	states map[int]*enginehook.State
+	fuel   uint64
+	calls  []replayCall
+}
+
+// capture runs the capture instance in s and reads its state. It closes s, whatever happens:
+// once it returns, nothing the caller holds keeps the capture instance, and with it the
+// compiled code of the modules it ran, alive while the restored modules compile.
+func (p *InstancePre) capture(ctx context.Context, s *engine.Store, opts SnapshotOptions) (*captured, error) {
+	defer s.Close(ctx)
 	cc := p.cc
 	c := cc.comp
 	if cc.closed.Load() {
@@ -93,7 +129,7 @@ func (p *InstancePre) snapshot(ctx context.Context, s *engine.Store, opts Snapsh
 			return nil, fmt.Errorf("%w: it has a component start function", ErrSnapshot)
 		}
 	}
-	caps := map[uint32]*engine.Capture{}
+	caps := map[uint32]capture{}
 	defer func() {
 		for _, cp := range caps {
 			_ = cp.Close(ctx)
@@ -118,7 +154,7 @@ func (p *InstancePre) snapshot(ctx context.Context, s *engine.Store, opts Snapsh
 				return nil, fmt.Errorf("%w: core module %d's bytes were released (Compile releases them; use CompileDecoded)", ErrSnapshot, d.Module)
 			}
 			var err error
-			if cp, err = cc.engine.NewCapture(ctx, cm.Bytes, s.Limits().TableElements, true); err != nil {
+			if cp, err = engineHooks.NewCapture(ctx, cc.engine, cm.Bytes, s.Limits().TableElements, true); err != nil {
 				return nil, fmt.Errorf("%w: core module %d: %w", ErrSnapshot, d.Module, err)
 			}
 			caps[d.Module] = cp
@@ -146,10 +182,44 @@ func (p *InstancePre) snapshot(ctx context.Context, s *engine.Store, opts Snapsh
 	if n := in.table.Len(); in.table.Removed() != 0 || n != len(calls) || len(distinct) != n {
 		return nil, fmt.Errorf("%w: initialization left %d resource handles in the instance's table (%d from replayable constructors, %d removed), which a snapshot instance's host state would not hold", ErrSnapshot, n, len(calls), in.table.Removed())
 	}
+	states := make(map[int]*enginehook.State, len(sub))
+	for idx := range sub {
+		d := c.CoreInstances[idx].Def.(*binary.CoreInstance)
+		st, err := caps[d.Module].Read(in.core[idx])
+		if err != nil {
+			return nil, fmt.Errorf("core instance %d: %w", idx, err)
+		}
+		states[idx] = st
+	}
+	// The capture instance is done with: the store may be closed and still held.
+	_ = s.Close(ctx)
+	cc.regKey.Delete(s)
+	return &captured{caps: caps, sub: sub, states: states, fuel: fuel, calls: calls}, nil
+}
+
+func (p *InstancePre) snapshot(ctx context.Context, s *engine.Store, opts SnapshotOptions) (*Snapshot, error) {
+	cc := p.cc
+	c := cc.comp
+	// s is not used after capture, which closed it: nothing keeps the capture instance alive.
+	cp, err := p.capture(ctx, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	caps, sub, states := cp.caps, cp.sub, cp.states
+	if opts.Release {
+		if err := cc.releaseModules(ctx, sub); err != nil {
+			return nil, err
+		}
+		// The released code is most of the heap (hundreds of MB for a JavaScript component).
+		// Left to the pacer, the next collection waits for the heap to double, so the restored
+		// modules' compile would grow the process to twice its size; one collection now lets
+		// that compile reuse the released memory.
+		runtime.GC()
+	}
 	restored := map[int]*engine.Module{}
 	for idx := range sub {
 		d := c.CoreInstances[idx].Def.(*binary.CoreInstance)
-		m, err := caps[d.Module].Restore(ctx, in.core[idx])
+		m, err := caps[d.Module].RestoreFrom(ctx, states[idx])
 		if err != nil {
 			for _, m := range restored {
 				_ = m.Close(ctx)
@@ -158,7 +228,7 @@ func (p *InstancePre) snapshot(ctx context.Context, s *engine.Store, opts Snapsh
 		}
 		restored[idx] = m
 	}
-	return &Snapshot{pre: p, sub: restored, fuel: fuel, replay: calls}, nil
+	return &Snapshot{pre: p, sub: restored, fuel: cp.fuel, replay: cp.calls}, nil
 }
 
 // Close releases the restored core modules the snapshot holds in the engine (a module's
@@ -175,6 +245,36 @@ func (sn *Snapshot) Close(ctx context.Context) error {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("component: close snapshot: %w", err)
+	}
+	return nil
+}
+
+// releaseModules gives back the component's own compiled modules of the core instances sub
+// replaces (see SnapshotOptions.Release); instantiating cc without a snapshot fails from then on.
+func (cc *Component) releaseModules(ctx context.Context, sub map[int]*engine.Module) error {
+	c := cc.comp
+	drop := map[*engine.Module]bool{}
+	for idx := range sub {
+		d := c.CoreInstances[idx].Def.(*binary.CoreInstance)
+		if int(d.Module) < len(cc.modules) && cc.modules[d.Module] != nil {
+			drop[cc.modules[d.Module]] = true
+		}
+	}
+	cc.mu.Lock()
+	cc.released.Store(true)
+	var errs []error
+	kept := cc.owned[:0]
+	for _, m := range cc.owned {
+		if drop[m] {
+			errs = append(errs, m.Close(ctx))
+			continue
+		}
+		kept = append(kept, m)
+	}
+	cc.owned = kept
+	cc.mu.Unlock()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("release the component's modules: %w", err)
 	}
 	return nil
 }
@@ -242,7 +342,7 @@ func (sn *Snapshot) Instantiate(ctx context.Context, s *engine.Store) (*Instance
 			return nil, fmt.Errorf("component: instantiate: %w: snapshot replay of %s returned handle %d, captured %d", ErrSnapshot, sn.pre.cc.trampName(c.k), stack[0], c.handle)
 		}
 	}
-	if err := s.ChargeFuel(sn.fuel, "start"); err != nil {
+	if err := engineHooks.ChargeFuel(s, sn.fuel, "start"); err != nil {
 		return nil, fmt.Errorf("component: instantiate: %w", err)
 	}
 	return in, nil

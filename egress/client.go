@@ -61,6 +61,18 @@ type Options struct {
 	// local test server while the rules stay fully in force. When set, the net.Dialer Control
 	// hook is not used, since no real socket to that address is made.
 	UnsafeDialIP DialFunc
+
+	// Fetch sends requests through the JavaScript host's fetch instead of dialling, for a
+	// program built with GOOS=js that runs in a browser, where there are no sockets. Every rule
+	// that Do applies before a request leaves (method, URL, allowlist, "localhost" names and
+	// IP literals in the URL, headers, credentials, body length, timeouts, response size) still
+	// applies; what a browser cannot offer is the check of the address a name resolves to, since
+	// it resolves names itself and never tells the page which address it connected to. Requests
+	// go out without the page's cookies, a redirect fails with ReasonProtocol (fetch hides where
+	// it leads, so it cannot be checked), and the destination must allow the page's origin by
+	// CORS. Where fetch is missing (node), every request fails rather than being dialled without
+	// the address rules. It has no effect on other platforms, where requests are always dialled.
+	Fetch bool
 }
 
 // Client performs HTTPS requests under a Policy. It keeps a connection pool; connections are
@@ -68,7 +80,7 @@ type Options struct {
 // credentials are applied to every request, so one Client may serve many policies. It is safe
 // for concurrent use.
 type Client struct {
-	transport  *http.Transport
+	transport  roundTripper
 	dialer     *dialer
 	maxTimeout time.Duration
 }
@@ -98,7 +110,18 @@ func NewClient(opts Options) *Client {
 		IdleConnTimeout:        90 * time.Second,
 		MaxResponseHeaderBytes: hdr,
 	}
-	return &Client{transport: t, dialer: d, maxTimeout: mt}
+	var rt roundTripper = t
+	if opts.Fetch {
+		rt = fetchTransport(t)
+	}
+	return &Client{transport: rt, dialer: d, maxTimeout: mt}
+}
+
+// roundTripper is what a Client sends hops through: an *http.Transport that dials, or on GOOS=js
+// with Options.Fetch the browser's fetch.
+type roundTripper interface {
+	http.RoundTripper
+	CloseIdleConnections()
 }
 
 // CloseIdleConnections closes pooled connections.
@@ -289,6 +312,13 @@ func (c *Client) exchange(ctx context.Context, p *Policy, method string, u *url.
 		}
 		resp, err := c.transport.RoundTrip(hreq)
 		if err != nil {
+			return nil, hops, classify(ctx, err, origin, false)
+		}
+		// A response that arrives when the exchange's time is already up is not one: on a
+		// stalled process the timer and the response can both be ready, and the transport may
+		// pick either.
+		if err := expired(ctx); err != nil {
+			discard(resp)
 			return nil, hops, classify(ctx, err, origin, false)
 		}
 		if noRedirects || !isRedirect(resp.StatusCode) {
@@ -511,4 +541,16 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// expired returns ctx's error, or context.DeadlineExceeded once its deadline has passed even if
+// the timer that ends it has not run yet.
+func expired(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
+	return nil
 }

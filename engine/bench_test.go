@@ -65,3 +65,21 @@ func BenchmarkNewStore(b *testing.B) {
 		_ = s.Close(ctx)
 	}
 }
+
+// BenchmarkCallUnmetered is BenchmarkCall on an unmetered store: what wazero's per-call watcher
+// and the store's own (see Unmetered) add to a call.
+func BenchmarkCallUnmetered(b *testing.B) {
+	ctx := context.Background()
+	e := newEngine(b, engine.Config{})
+	_, in := instantiate(b, e, "fib", unmeteredLimits(), nil)
+	f, err := in.Function("fib")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, err := f.Call(ctx, 1); err != nil || r[0] != 1 {
+			b.Fatalf("fib(1) = %v, %v", r, err)
+		}
+	}
+}

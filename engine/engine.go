@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -27,7 +28,21 @@ type Config struct {
 	// DecodeLimits bound what a module may declare before it reaches wazero; a zero field means
 	// the DefaultDecodeLimits value for that field.
 	DecodeLimits DecodeLimits
+	// CacheDir, when set, is a directory where Compile keeps what it prepares from a module
+	// before wazero compiles it (the decoded, checked and metered module), keyed by the module's
+	// content hash, kobako's build and the options that change the result, so that a later
+	// engine, in this process or another, skips that work. Empty means no cache. See
+	// CacheFormatVersion for the files and what invalidates an entry, CacheStats for what it did.
+	CacheDir string
+	// CacheMinModuleSize is the smallest module, in bytes, the cache keeps: below it, preparing
+	// the module costs less than reading a file, and far less than writing and syncing one. 0
+	// means DefaultCacheMinModuleSize; a negative value caches every module.
+	CacheMinModuleSize int
 }
+
+// DefaultCacheMinModuleSize is the default Config.CacheMinModuleSize: modules under 64 KiB take
+// well under a millisecond to prepare.
+const DefaultCacheMinModuleSize = 64 << 10
 
 // DefaultMaxReentry is the default bound on guest→host→guest nesting.
 const DefaultMaxReentry = 100
@@ -39,16 +54,33 @@ type Engine struct {
 	runtime wazero.Runtime
 	fuelMod wazero.CompiledModule
 
-	mu       sync.Mutex
-	modules  map[moduleKey]*compileEntry
-	hostMods map[*HostModule]*hostEntry
-	fuelPool []api.Module // fuel instances of closed stores, ready for new ones
-	closed   bool
+	mu sync.Mutex
+	// unmeteredRT runs the modules of unmetered stores (see Unmetered): wazero's interpreter with
+	// its close-on-context-done, which puts a check at every loop header of every module the
+	// runtime compiles and a watcher goroutine on every call, so metered modules stay out of it.
+	// Made on first use.
+	unmeteredRT wazero.Runtime
+	modules     map[moduleKey]*compileEntry
+	hostMods    map[hostKey]*hostEntry
+	fuelPool    []api.Module // fuel instances of closed stores, ready for new ones
+	closed      bool
+
+	cache *diskCache // nil without Config.CacheDir
+	// prepares counts the modules this engine decoded, checked and metered itself (not read
+	// from the cache); CacheStats reports it.
+	prepares atomic.Int64
 }
 
 type moduleKey struct {
-	sum      [32]byte
-	tableMax uint32
+	sum       [32]byte
+	tableMax  uint32
+	unmetered bool
+}
+
+// hostKey names a host module's instance in one of the engine's runtimes.
+type hostKey struct {
+	h         *HostModule
+	unmetered bool
 }
 
 type compileEntry struct {
@@ -73,10 +105,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		cfg.MaxReentry = DefaultMaxReentry
 	}
 	lim := cfg.DecodeLimits.internal()
-	rc := wazero.NewRuntimeConfigInterpreter().
-		WithCoreFeatures(api.CoreFeaturesV2).
-		WithCustomSections(true).
-		WithDebugInfoEnabled(false)
+	rc := runtimeConfig()
 	if cfg.ProfileFunctions {
 		ctx = experimental.WithFunctionListenerFactory(ctx, profileFactory{})
 	}
@@ -85,7 +114,13 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		decode:   lim,
 		runtime:  wazero.NewRuntimeWithConfig(ctx, rc),
 		modules:  map[moduleKey]*compileEntry{},
-		hostMods: map[*HostModule]*hostEntry{},
+		hostMods: map[hostKey]*hostEntry{},
+	}
+	if cfg.CacheDir != "" {
+		e.cache = newDiskCache(cfg.CacheDir)
+		if cfg.CacheMinModuleSize == 0 {
+			e.cfg.CacheMinModuleSize = DefaultCacheMinModuleSize
+		}
 	}
 	fm, err := e.runtime.CompileModule(ctx, fuelModuleWasm)
 	if err != nil {
@@ -102,8 +137,33 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.closed = true
 	e.modules = map[moduleKey]*compileEntry{}
 	e.fuelPool = nil // closed with the runtime below
+	urt := e.unmeteredRT
 	e.mu.Unlock()
+	if urt != nil {
+		_ = urt.Close(ctx)
+	}
 	return e.runtime.Close(ctx)
+}
+
+// unmeteredRuntime returns the runtime of unmetered stores' modules, making it on first use.
+func (e *Engine) unmeteredRuntime(ctx context.Context) (wazero.Runtime, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, fmt.Errorf("engine: %w", ErrClosed)
+	}
+	if e.unmeteredRT == nil {
+		e.unmeteredRT = wazero.NewRuntimeWithConfig(ctx, runtimeConfig().WithCloseOnContextDone(true))
+	}
+	return e.unmeteredRT, nil
+}
+
+// runtimeConfig is the configuration of both of the engine's runtimes.
+func runtimeConfig() wazero.RuntimeConfig {
+	return wazero.NewRuntimeConfigInterpreter().
+		WithCoreFeatures(api.CoreFeaturesV2).
+		WithCustomSections(true).
+		WithDebugInfoEnabled(false)
 }
 
 // Compile decodes, checks and meters a core module. The result is cached by the content hash of
@@ -122,7 +182,8 @@ func (e *Engine) Compile(ctx context.Context, wasmBytes []byte) (*Module, error)
 // The image is part of the cache key: restored modules of the same binary with different images
 // are different modules.
 func (e *Engine) compileBytes(ctx context.Context, wasmBytes []byte, img *memoryImage) (*Module, error) {
-	sum := sha256.Sum256(wasmBytes)
+	src := sha256.Sum256(wasmBytes)
+	sum := src
 	if img != nil {
 		h := sha256.New()
 		h.Write([]byte("kobako restored module\x00"))
@@ -131,28 +192,33 @@ func (e *Engine) compileBytes(ctx context.Context, wasmBytes []byte, img *memory
 		h.Sum(sum[:0])
 	}
 	return e.cached(moduleKey{sum: sum}, true, func() (*Module, error) {
-		d, err := wasm.Decode(wasmBytes, e.decode)
-		if err != nil {
-			return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
-		}
-		// The first variant is for the default limit, or for the largest declared minimum if
-		// that is higher (a store allowing it instantiates this one as is).
-		limit := uint32(DefaultTableElements)
-		for _, t := range d.DeclaredTables {
-			limit = max(limit, t.Min)
-		}
-		m, err := e.compile(ctx, d, limit)
+		// tableMax 0: the first variant is for the default limit, or for the largest declared
+		// minimum if that is higher (a store allowing it instantiates this one as is).
+		// A restored module is the state of one initialization, which may differ from run to
+		// run (random seeds, clocks): written to the disk cache, it would add an entry per run.
+		m, p, err := e.compileSource(ctx, wasmBytes, &src, 0, img == nil)
 		if err != nil {
 			return nil, err
 		}
 		if err := m.setImage(img); err != nil {
 			return nil, err
 		}
-		if rewriteDependsOnLimit(d.DeclaredTables) {
-			m.src = bytes.Clone(wasmBytes)
-		}
+		// The binary is kept for the variants: for another table limit when the rewrite depends
+		// on it, and for unmetered stores whatever the module.
+		m.src = bytes.Clone(wasmBytes)
+		m.limitDependent = rewriteDependsOnLimit(p.declaredTables)
 		return m, nil
 	})
+}
+
+// firstTableLimit is the table element limit the first variant of a module is compiled for: the
+// default, or the largest declared minimum if that is higher.
+func firstTableLimit(d *wasm.Module) uint32 {
+	limit := uint32(DefaultTableElements)
+	for _, t := range d.DeclaredTables {
+		limit = max(limit, t.Min)
+	}
+	return limit
 }
 
 // rewriteDependsOnLimit reports whether the rewrite of a module with these tables differs between
@@ -206,17 +272,18 @@ func (e *Engine) cached(key moduleKey, counted bool, compile func() (*Module, er
 	return ent.mod, ent.err
 }
 
-// variant returns the variant of m for stores whose table element limit is limit: m itself
-// when the limit writes the same table maxima into it, else a module compiled for the limit.
-func (e *Engine) variant(ctx context.Context, m *Module, limit uint32) (*Module, error) {
-	if m.servesTableLimit(limit) {
+// variant returns the variant of m for stores whose table element limit is limit, metered or
+// unmetered: m itself when it is compiled the same way and the limit writes the same table maxima
+// into it, else a module compiled for the store (cached, and released with m).
+func (e *Engine) variant(ctx context.Context, m *Module, limit uint32, unmetered bool) (*Module, error) {
+	if m.unmetered == unmetered && m.servesTableLimit(limit) {
 		return m, nil
 	}
 	base := m.base
 	if base == nil {
 		base = m
 	}
-	if base.src == nil {
+	if !base.limitDependent {
 		// Every table is fixed (maximum = minimum), so no limit at or above the minima changes the
 		// rewrite; a lower one is refused as the minimum check would.
 		for i, t := range base.declaredTables {
@@ -224,14 +291,33 @@ func (e *Engine) variant(ctx context.Context, m *Module, limit uint32) (*Module,
 				return nil, &Trap{Kind: TrapTableLimit, Cause: fmt.Errorf("table %d declares a minimum of %d elements, over the limit of %d", i, t.Min, limit)}
 			}
 		}
-		return m, nil
-	}
-	v, err := e.cached(moduleKey{sum: base.key.sum, tableMax: limit}, false, func() (*Module, error) {
-		d, err := wasm.Decode(base.src, e.decode)
-		if err != nil {
-			return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+		if !unmetered {
+			return base, nil
 		}
-		v, err := e.compile(ctx, d, limit)
+		// One unmetered variant serves every limit, as the base does.
+		limit = base.tableMax
+	}
+	if !unmetered && limit == base.tableMax {
+		return base, nil
+	}
+	if base.src == nil {
+		// A module compiled without its binary kept (none is today: a capture is the module's own
+		// compile) could not give an unmetered variant.
+		return nil, fmt.Errorf("engine: instantiate: a capture module runs only in metered stores")
+	}
+	v, err := e.cached(moduleKey{sum: base.key.sum, tableMax: limit, unmetered: unmetered}, false, func() (*Module, error) {
+		var v *Module
+		var err error
+		if unmetered {
+			d, derr := wasm.Decode(base.src, e.decode)
+			if derr != nil {
+				return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, derr)
+			}
+			v, err = e.compileUnmetered(ctx, d, limit)
+		} else {
+			// A restored module is one initialization's state: it stays out of the disk cache.
+			v, _, err = e.compileSource(ctx, base.src, nil, limit, base.image == nil)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -262,50 +348,115 @@ func (e *Engine) variant(ctx context.Context, m *Module, limit uint32) (*Module,
 }
 
 func (e *Engine) compile(ctx context.Context, m *wasm.Module, tableMax uint32) (*Module, error) {
-	if err := m.CheckEngineFeatures(); err != nil {
-		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+	p, err := e.prepare(m, tableMax)
+	if err != nil {
+		return nil, err
 	}
+	return e.compilePrepared(ctx, p)
+}
+
+// instrumentOptions are the rewrite's options for modules compiled for stores whose table
+// element limit is tableMax. Every field is part of a prepared artifact's cache key.
+func (e *Engine) instrumentOptions(tableMax uint32) wasm.InstrumentOptions {
 	opt := wasm.InstrumentOptions{
 		FuelModule:       fuelModuleName,
 		FuelGlobal:       fuelGlobalName,
 		FuelHook:         fuelHookName,
 		MaxTableElements: tableMax,
 		EmptyModule:      emptyModuleName,
+		// Every module can serve as its own capture module (see newCapture): a snapshot then
+		// compiles only the restored module, not a second copy of the original.
+		StatePrefix: snapshotPrefix,
 	}
 	if !e.cfg.ProfileFunctions {
 		// Host calls skip the export wrapper (Function.CallStack charges its fuel instead); with
 		// profiling, the wrapper stays so that each function's fuel includes its entry block.
 		opt.DirectPrefix = directPrefix
 	}
-	out, err := wasm.Instrument(m, opt)
+	return opt
+}
+
+// prepare checks and meters a decoded module: everything kobako does before wazero compiles it.
+func (e *Engine) prepare(m *wasm.Module, tableMax uint32) (*prepared, error) {
+	e.prepares.Add(1)
+	if err := m.CheckEngineFeatures(); err != nil {
+		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+	}
+	out, err := wasm.Instrument(m, e.instrumentOptions(tableMax))
 	if err != nil {
 		if errors.Is(err, wasm.ErrTableLimit) {
 			return nil, fmt.Errorf("engine: compile: %w", &Trap{Kind: TrapTableLimit, Cause: err})
 		}
 		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
 	}
+	return newPrepared(m, out, tableMax), nil
+}
+
+// compilePrepared compiles a prepared module with wazero.
+func (e *Engine) compilePrepared(ctx context.Context, p *prepared) (*Module, error) {
 	if cfgCtx := e.cfg; cfgCtx.ProfileFunctions {
 		ctx = experimental.WithFunctionListenerFactory(ctx, profileFactory{})
 	}
-	cm, err := e.runtime.CompileModule(ctx, out)
+	cm, err := e.runtime.CompileModule(ctx, p.out)
 	if err != nil {
 		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
 	}
-	return newModule(e, m, cm, tableMax), nil
+	m, err := newModule(e, p, cm)
+	if err != nil {
+		_ = cm.Close(ctx)
+		return nil, err
+	}
+	return m, nil
+}
+
+// compileUnmetered compiles m for unmetered stores (see Unmetered) in the engine's second runtime.
+func (e *Engine) compileUnmetered(ctx context.Context, m *wasm.Module, tableMax uint32) (*Module, error) {
+	if err := m.CheckEngineFeatures(); err != nil {
+		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+	}
+	out, err := wasm.Unmetered(m, wasm.UnmeteredOptions{MaxTableElements: tableMax, EmptyModule: emptyModuleName})
+	if err != nil {
+		if errors.Is(err, wasm.ErrTableLimit) {
+			return nil, fmt.Errorf("engine: compile: %w", &Trap{Kind: TrapTableLimit, Cause: err})
+		}
+		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+	}
+	rt, err := e.unmeteredRuntime(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cm, err := rt.CompileModule(ctx, out)
+	if err != nil {
+		return nil, fmt.Errorf("engine: compile: %w: %w", ErrInvalidModule, err)
+	}
+	v, err := newModule(e, newPrepared(m, out, tableMax), cm)
+	if err != nil {
+		_ = cm.Close(ctx)
+		return nil, err
+	}
+	v.unmetered = true
+	return v, nil
 }
 
 // hostInstance returns the engine-wide instance of a host module, compiling it on first use. Host
 // functions find their per-store state through the Caller, so one instance serves every store.
-func (e *Engine) hostInstance(ctx context.Context, h *HostModule) (api.Module, error) {
+func (e *Engine) hostInstance(ctx context.Context, h *HostModule, unmetered bool) (api.Module, error) {
+	rt := e.runtime
+	if unmetered {
+		var err error
+		if rt, err = e.unmeteredRuntime(ctx); err != nil {
+			return nil, err
+		}
+	}
 	e.mu.Lock()
-	ent, ok := e.hostMods[h]
+	ent, ok := e.hostMods[hostKey{h, unmetered}]
 	if !ok {
 		ent = &hostEntry{}
-		e.hostMods[h] = ent
+		e.hostMods[hostKey{h, unmetered}] = ent
 	}
 	e.mu.Unlock()
 	ent.once.Do(func() {
-		b := e.runtime.NewHostModuleBuilder(h.Name)
+		b := rt.NewHostModuleBuilder(h.Name)
 		for i := range h.Funcs {
 			f := &h.Funcs[i]
 			b.NewFunctionBuilder().
@@ -319,7 +470,7 @@ func (e *Engine) hostInstance(ctx context.Context, h *HostModule) (api.Module, e
 			return
 		}
 		// Anonymous: never entered in wazero's name registry, found only through our resolver.
-		ent.inst, ent.err = e.runtime.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName(""))
+		ent.inst, ent.err = rt.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName(""))
 		// The one instance is all the engine uses. wazero keys a host module's compiled form by
 		// the builder's address, so every HostModule would leave an entry in its engine for good.
 		_ = cm.Close(ctx)
@@ -340,9 +491,20 @@ func (e *Engine) hostInstance(ctx context.Context, h *HostModule) (api.Module, e
 // Releasing h while a store is instantiating a module that imports it is a race the caller must
 // avoid. Releasing a host module the engine has no instance of does nothing.
 func (e *Engine) ReleaseHostModule(ctx context.Context, h *HostModule) error {
+	var first error
+	for _, unmetered := range []bool{false, true} {
+		if err := e.releaseHostModule(ctx, hostKey{h, unmetered}); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func (e *Engine) releaseHostModule(ctx context.Context, key hostKey) error {
+	h := key.h
 	e.mu.Lock()
-	ent, ok := e.hostMods[h]
-	delete(e.hostMods, h)
+	ent, ok := e.hostMods[key]
+	delete(e.hostMods, key)
 	e.mu.Unlock()
 	if !ok {
 		return nil

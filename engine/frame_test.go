@@ -189,3 +189,49 @@ func TestFrameKeptByHostEnds(t *testing.T) {
 		t.Fatalf("waited context: Err = %v", k.Err())
 	}
 }
+
+// TestRefuelSlices checks the slices the refuel hook hands out: fuelSlice while the deadline is
+// far, fuelSliceNear once it is near.
+func TestRefuelSlices(t *testing.T) {
+	ctx := context.Background()
+	e, err := New(ctx, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(ctx)
+	refuel := func(deadline time.Duration) (counter uint64, expired bool) {
+		lim := DefaultLimits()
+		lim.Deadline = deadline
+		s, err := e.NewStore(ctx, lim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close(ctx)
+		fc := newFrameContext(ctx, s)
+		defer fc.release()
+		defer func() {
+			if r := recover(); r != nil {
+				if tr, ok := r.(*Trap); !ok || tr.Kind != TrapDeadlineExceeded {
+					panic(r)
+				}
+				expired = true // a loaded machine let the deadline pass first: try again
+			}
+		}()
+		s.fuel.Set(^uint64(0)) // -1, as a check finds it
+		s.refuel(fc)
+		return s.fuel.Get(), false
+	}
+	if got, _ := refuel(time.Minute); got != fuelSlice-1 {
+		t.Errorf("far from the deadline: counter %d, want %d", got, fuelSlice-1)
+	}
+	for i := 0; ; i++ {
+		got, expired := refuel(nearDeadline - nearDeadline/20)
+		if expired && i < 20 {
+			continue
+		}
+		if got != fuelSliceNear-1 {
+			t.Errorf("near the deadline: counter %d (expired %v), want %d", got, expired, fuelSliceNear-1)
+		}
+		break
+	}
+}

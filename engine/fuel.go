@@ -60,11 +60,29 @@ func assembleFuelModule() []byte {
 
 // fuelSlice is how much fuel the guest's counter holds at a time; the rest stays in the store. When
 // the counter runs out, the injected check calls the refuel hook, which moves the next slice over,
-// or traps once the call's fuel is spent. Between slices the hook checks the deadline and yields to
-// the Go scheduler: on GOOS=js and wasip1 the scheduler is cooperative, so without this a guest
-// spinning in a call-free loop would never let the deadline fire. wasmtime yields as often
-// (fuel_async_yield_interval 100,000 in the reference host). Slicing never changes the count.
-const fuelSlice = 100_000
+// or traps once the call's fuel is spent. Between slices the hook checks the deadline, so the
+// slice bounds how late a deadline stops a guest that calls no host function: 10,000 fuel is
+// about 0.25 ms of the tightest loop (`loop br`, one fuel per iteration) on wazero's interpreter
+// and 50 to 250 µs of the benchmark workloads, against well under a microsecond per refuel
+// (bench/README.md, "Deadline and unmetered stores"). Near the deadline the slices are smaller
+// (fuelSliceNear). Slicing never changes the count.
+const fuelSlice = 10_000
+
+// fuelSliceNear is the slice the hook hands out once the deadline is under nearDeadline away. A
+// slice of CPU time becomes more wall time when other processes share the CPU, and a deadline
+// checked every fuelSlice then fires late by a slice times the load; a call that ends well before
+// its deadline never reaches these slices, so the hook's overhead stays that of fuelSlice.
+const (
+	fuelSliceNear = 1_000
+	nearDeadline  = 2 * time.Millisecond
+)
+
+// cooperativeScheduler is set where Go's scheduler never preempts a running goroutine (GOOS=js and
+// wasip1): there the refuel hook yields, or a guest spinning in a call-free loop would keep the
+// goroutines that cancel its context from running. Elsewhere the runtime preempts a long-running
+// goroutine by itself, and a yield on every slice would only cost time (a goroutine locked to its
+// thread parks the thread on every yield).
+const cooperativeScheduler = runtime.GOOS == "js" || runtime.GOOS == "wasip1"
 
 // fuelHook is the host side of the refuel hook.
 var fuelHook = &HostModule{Name: fuelHostModuleName, Funcs: []HostFunc{{
@@ -79,15 +97,21 @@ func (s *Store) refuel(ctx context.Context) {
 	if err := ctx.Err(); err != nil {
 		panic(&Trap{Kind: contextTrapKind(err), Cause: err})
 	}
-	runtime.Gosched()
+	if cooperativeScheduler {
+		runtime.Gosched()
+	}
 	if s.progress != nil {
 		s.progress.running(uint64(int64(s.limits.Fuel) - s.fuelRemaining()))
+	}
+	slice := uint64(fuelSlice)
+	if fc, ok := ctx.(*frameContext); ok && fc.deadline-now() < nearDeadline {
+		slice = fuelSliceNear
 	}
 	for g := int64(s.fuel.Get()); g < 0; g = int64(s.fuel.Get()) {
 		if s.reserve == 0 {
 			panic(&Trap{Kind: TrapFuelExhausted})
 		}
-		give := min(s.reserve, fuelSlice)
+		give := min(s.reserve, slice)
 		s.reserve -= give
 		s.fuel.Set(uint64(g + int64(give)))
 	}

@@ -2,46 +2,27 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/kobako/kobako/abi"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
 )
 
-// ValueType is a core wasm value type, encoded as in the binary format.
-type ValueType byte
+// ValueType is a core wasm value type, encoded as in the binary format. It is abi.CoreType, the
+// module's one definition of core value types, so that a component's flattened signature
+// (abi.CoreSignature) and a core function's types (Function.Params) compare directly.
+type ValueType = abi.CoreType
 
 // The core value types.
 const (
-	I32       ValueType = 0x7f
-	I64       ValueType = 0x7e
-	F32       ValueType = 0x7d
-	F64       ValueType = 0x7c
-	V128      ValueType = 0x7b
-	FuncRef   ValueType = 0x70
-	ExternRef ValueType = 0x6f
+	I32       = abi.CoreI32
+	I64       = abi.CoreI64
+	F32       = abi.CoreF32
+	F64       = abi.CoreF64
+	V128      = abi.CoreV128
+	FuncRef   = abi.CoreFuncRef
+	ExternRef = abi.CoreExternRef
 )
-
-// String returns the type's text-format name.
-func (t ValueType) String() string {
-	switch t {
-	case I32:
-		return "i32"
-	case I64:
-		return "i64"
-	case F32:
-		return "f32"
-	case F64:
-		return "f64"
-	case V128:
-		return "v128"
-	case FuncRef:
-		return "funcref"
-	case ExternRef:
-		return "externref"
-	}
-	return fmt.Sprintf("valtype(0x%02x)", byte(t))
-}
 
 // HostFunc is a function the host provides to guests.
 //

@@ -149,7 +149,7 @@ func (f *Function) CallStack(ctx context.Context, stack []uint64) error {
 		s.SetFuel(s.limits.Fuel)
 		s.profStack = s.profStack[:0]
 		s.progress = nil
-		if o := observersFrom(ctx); o != nil {
+		if o := observersFrom(ctx); o != nil && !s.unmetered {
 			if listener = o.listener; listener != nil {
 				start = time.Now() // the clock is read only for a listener
 			}
@@ -166,7 +166,13 @@ func (f *Function) CallStack(ctx context.Context, stack []uint64) error {
 	s.depth++
 	if top {
 		fc := newFrameContext(ctx, s)
-		err = f.fn.CallWithStack(fc, stack)
+		if s.unmetered {
+			stop := s.watch(fc)
+			err = f.fn.CallWithStack(fc, stack)
+			stop()
+		} else {
+			err = f.fn.CallWithStack(fc, stack)
+		}
 		if cerr := fc.expired(); err == nil && cerr != nil {
 			// A host function saw the call end (its context closed) and returned normally; the
 			// call did not complete in time.
@@ -216,8 +222,14 @@ func (f *Function) CallStack(ctx context.Context, stack []uint64) error {
 
 var errFuelAfterReturn = errors.New("fuel overdrawn")
 
-// FuelConsumed returns the fuel the last top-level call of the store used.
-func (s *Store) FuelConsumed() uint64 { return uint64(int64(s.limits.Fuel) - s.fuelRemaining()) }
+// FuelConsumed returns the fuel the last top-level call of the store used; 0 in an unmetered
+// store, which counts none.
+func (s *Store) FuelConsumed() uint64 {
+	if s.unmetered {
+		return 0
+	}
+	return uint64(int64(s.limits.Fuel) - s.fuelRemaining())
+}
 
 func asExit(err error, s *Store) (*ExitError, bool) {
 	var ee *ExitError
@@ -251,8 +263,12 @@ func (s *Store) classify(err error, m *Module) *Trap {
 	}
 	var se *sys.ExitError
 	if errors.As(err, &se) {
-		// A proc_exit (asExit reports it), or the instance closed under the call. wazero's own
-		// deadline exit codes cannot occur: the engine does not use its close-on-context-done.
+		// A proc_exit (asExit reports it), wazero stopping an unmetered store's call at its
+		// deadline, or the instance closed under the call. wazero's deadline exit codes occur
+		// only in unmetered stores: metered ones do not run where it interrupts.
+		if t := s.interruptedTrap(se, fn); t != nil {
+			return t
+		}
 		return nil
 	}
 	kind := TrapHost

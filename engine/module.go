@@ -7,6 +7,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 
+	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/internal/wasm"
 )
 
@@ -28,10 +29,15 @@ type Module struct {
 	tables   []wasm.TableType  // defined tables, with the maxima Instrument wrote
 	// declaredTables are the defined tables as the module declared them, before the rewrite.
 	declaredTables []wasm.TableType
-	// src is the module's binary, kept only when the rewrite depends on the table limit (a table
-	// that may grow past its minimum), so that a variant for another limit can be compiled.
-	src      []byte
-	hasStart bool
+	// src is the module's binary, kept so that a variant for another table limit or for
+	// unmetered stores can be compiled; set on the module Compile returns, nil on variants.
+	src []byte
+	// limitDependent says that the metering rewrite depends on the table limit (a table may grow
+	// past its minimum), so that other limits need variants.
+	limitDependent bool
+	// unmetered says that the module was compiled for unmetered stores (see Unmetered).
+	unmetered bool
+	hasStart  bool
 	// entryCharges is wasm.Module.EntryCharges: the fuel a host call charges before calling an
 	// export through its direct export.
 	entryCharges map[string]int64
@@ -47,7 +53,7 @@ type Module struct {
 	// renamedEmpty says that the module imports from the empty module name, which wazero sees as
 	// emptyModuleName.
 	renamedEmpty bool
-	// image, set on a restored module (see Capture.Restore), is the contents of its one defined
+	// image, set on a restored module (see capture.RestoreFrom), is the contents of its one defined
 	// memory, which the store's allocator writes into each new memory of the module.
 	image *memoryImage
 	// closed is set once the module's compiled code is released; a store refuses to
@@ -71,37 +77,23 @@ type ExportDesc struct {
 	Params, Results []ValueType
 }
 
-// ExternKind is the kind of an import or export.
-type ExternKind byte
+// ExternKind is the kind of an import or export, encoded as in the binary format. It is
+// abi.CoreExternKind, the module's one definition of core extern kinds.
+type ExternKind = abi.CoreExternKind
 
-// The extern kinds, encoded as in the binary format.
+// The extern kinds.
 const (
-	ExternFunc   ExternKind = 0
-	ExternTable  ExternKind = 1
-	ExternMemory ExternKind = 2
-	ExternGlobal ExternKind = 3
+	ExternFunc   = abi.CoreExternFunc
+	ExternTable  = abi.CoreExternTable
+	ExternMemory = abi.CoreExternMemory
+	ExternGlobal = abi.CoreExternGlobal
 )
 
-// String returns "func", "table", "memory" or "global".
-func (k ExternKind) String() string {
-	switch k {
-	case ExternFunc:
-		return "func"
-	case ExternTable:
-		return "table"
-	case ExternMemory:
-		return "memory"
-	case ExternGlobal:
-		return "global"
-	}
-	return "extern"
-}
-
-func newModule(e *Engine, d *wasm.Module, cm wazero.CompiledModule, tableMax uint32) *Module {
-	m := &Module{engine: e, compiled: cm, tableMax: tableMax,
-		memories: d.Memories, tables: d.Tables, declaredTables: d.DeclaredTables,
-		hasStart: d.StartFunc != nil, entryCharges: d.EntryCharges}
-	for _, im := range d.Imports {
+func newModule(e *Engine, p *prepared, cm wazero.CompiledModule) (*Module, error) {
+	m := &Module{engine: e, compiled: cm, tableMax: p.tableMax,
+		memories: p.memories, tables: p.tables, declaredTables: p.declaredTables,
+		hasStart: p.hasStart, entryCharges: p.entryCharges}
+	for _, im := range p.imports {
 		m.renamedEmpty = m.renamedEmpty || im.Module == ""
 	}
 	for _, im := range cm.ImportedFunctions() {
@@ -115,21 +107,31 @@ func newModule(e *Engine, d *wasm.Module, cm wazero.CompiledModule, tableMax uin
 		m.imports = append(m.imports, ImportDesc{Module: mod, Name: name, Kind: ExternFunc,
 			Params: fromAPITypes(im.ParamTypes()), Results: fromAPITypes(im.ResultTypes())})
 	}
-	for _, im := range d.Imports {
-		if ExternKind(im.Kind) == ExternFunc {
+	nFunc := len(m.imports)
+	for _, im := range p.imports {
+		if im.Kind == ExternFunc {
+			nFunc--
 			continue
 		}
-		m.imports = append(m.imports, ImportDesc{Module: im.Module, Name: im.Name, Kind: ExternKind(im.Kind)})
+		m.imports = append(m.imports, ImportDesc{Module: im.Module, Name: im.Name, Kind: im.Kind})
+	}
+	if nFunc != 0 {
+		// Only a prepared module read from a cache could disagree with its own binary.
+		return nil, fmt.Errorf("engine: compile: %w: the prepared module's function imports differ from the compiled module's", ErrInvalidModule)
 	}
 	fns := cm.ExportedFunctions()
-	for _, ex := range d.Exports {
-		ed := ExportDesc{Name: ex.Name, Kind: ExternKind(ex.Kind)}
-		if f, ok := fns[ex.Name]; ok && ed.Kind == ExternFunc {
+	for _, ex := range p.exports {
+		ed := ExportDesc{Name: ex.Name, Kind: ex.Kind}
+		if ed.Kind == ExternFunc {
+			f, ok := fns[ex.Name]
+			if !ok {
+				return nil, fmt.Errorf("engine: compile: %w: the prepared module's function export %q is not in the compiled module", ErrInvalidModule, ex.Name)
+			}
 			ed.Params, ed.Results = fromAPITypes(f.ParamTypes()), fromAPITypes(f.ResultTypes())
 		}
 		m.exports = append(m.exports, ed)
 	}
-	return m
+	return m, nil
 }
 
 // setImage makes img the initial contents of the module's memory; nil leaves them to the data
@@ -212,4 +214,15 @@ func (m *Module) CustomSection(name string) ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// compiledModules returns the number of compiled modules the engine holds: every module a
+// Compile returned and no last Close released yet, each variant for another table limit and
+// every snapshot's restored module counted once; host modules and the engine's own are not.
+// Tests watch it (through enginehook.Hooks.CompiledModules) to see that unloaded plugins give
+// their code back.
+func (e *Engine) compiledModules() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.modules)
 }

@@ -9,7 +9,7 @@ import (
 // (see WithFuelProgress) have used so far, while they run. A host shows it to a person waiting on
 // a long call: `kobako mcp` turns it into MCP progress notifications.
 //
-// The running count is published by the refuel hook, so it moves in steps of at most 100,000
+// The running count is published by the refuel hook, so it moves in steps of about 10,000
 // fuel (one refill of the guest's counter) and stands still while the guest waits in a host
 // function. Calls that end add their exact consumption. One FuelProgress follows the calls of one
 // goroutine at a time, as one store runs one call at a time; reading it is safe from anywhere.

@@ -6,10 +6,30 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 
+	"github.com/kobako/kobako/internal/enginehook"
 	"github.com/kobako/kobako/internal/wasm"
 )
+
+// The capture and restore of modules under a component snapshot, and the fuel a restored
+// instance charges, are package component's alone: they reach it through enginehook, not
+// through engine's API.
+func init() {
+	enginehook.Set(enginehook.Hooks[*Engine, *Module, *Instance, *Store]{
+		NewCapture: func(ctx context.Context, e *Engine, wasmBytes []byte, tableLimit uint32, linked bool) (enginehook.Capture[*Module, *Instance], error) {
+			c, err := e.newCapture(ctx, wasmBytes, tableLimit, linked)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+		ChargeFuel:      (*Store).chargeFuelOrTrap,
+		CompiledModules: (*Engine).compiledModules,
+	})
+}
 
 // ErrSnapshot reports a module whose state after initialization cannot be captured and
 // restored exactly; the error names the reason.
@@ -72,19 +92,28 @@ func (sn *Snapshot) InitFuel() (start, init uint64) { return sn.startFuel, sn.in
 // (the start function, then cfg.InitExport if set) and captures the result. Instances created
 // from the snapshot with Store.InstantiateSnapshot start in that state without running anything.
 //
+// The module is compiled once, through the engine's cache (so a Compile of the same bytes is
+// shared), and initialization runs in that compiled module; the snapshot then holds only the
+// restored module. The original's compiled code is given back before the restored module is
+// compiled, so taking a snapshot never holds two compiled copies of the module that it did not
+// have to: a caller that also holds the original (its own Compile) keeps it.
+//
 // It refuses, with an error wrapping ErrSnapshot that names the reason, a module whose state
 // after initialization a snapshot could not restore exactly: code that writes a table
 // (table.set, table.grow, table.fill, table.copy, table.init) or drops a segment (elem.drop,
 // data.drop); an exported table (another instance could write it); imported memories, tables or
 // globals (their state belongs to another instance); shared or 64-bit memories; mutable
-// reference or vector globals; imports provided by an instance, or from a module listed in
-// cfg.Stateful.
+// reference or vector globals; exports named with the reserved prefix "kobako:snapshot/";
+// imports provided by an instance, or from a module listed in cfg.Stateful.
 func (e *Engine) Snapshot(ctx context.Context, wasmBytes []byte, cfg SnapshotConfig) (*Snapshot, error) {
 	if err := cfg.Limits.Validate(); err != nil {
 		return nil, err
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
-	c, err := e.NewCapture(ctx, wasmBytes, cfg.Limits.TableElements, false)
+	if cfg.Limits.Fuel == Unmetered {
+		return nil, fmt.Errorf("engine: snapshot: %w: capture needs metered limits, to count the fuel initialization uses", ErrSnapshot)
+	}
+	c, err := e.newCapture(ctx, wasmBytes, cfg.Limits.TableElements, false)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +126,25 @@ func (e *Engine) Snapshot(ctx context.Context, wasmBytes []byte, cfg SnapshotCon
 			return nil, fmt.Errorf("engine: snapshot: %w: import %q %q is provided by an instance, whose state initialization could change", ErrSnapshot, im.Module, im.Name)
 		}
 	}
+	sn := &Snapshot{hasStart: c.d.StartFunc != nil, initExport: cfg.InitExport}
+	st, err := e.initialize(ctx, c, cfg, sn)
+	if err != nil {
+		return nil, err
+	}
+	// The capture is done with: let its compiled code go before the restored module is
+	// compiled, so that the two are not live at once.
+	_ = c.Close(ctx)
+	if sn.module, err = c.RestoreFrom(ctx, st); err != nil {
+		return nil, err
+	}
+	return sn, nil
+}
+
+// initialize runs the module's initialization in a store of its own, as Snapshot describes,
+// records its fuel in sn and reads the state. It closes the store before it returns, and nothing
+// else refers to it, so the capture instance is not kept alive.
+
+func (e *Engine) initialize(ctx context.Context, c *capture, cfg SnapshotConfig, sn *Snapshot) (*enginehook.State, error) {
 	s, err := e.NewStore(ctx, cfg.Limits)
 	if err != nil {
 		return nil, err
@@ -106,7 +154,6 @@ func (e *Engine) Snapshot(ctx context.Context, wasmBytes []byte, cfg SnapshotCon
 	if err != nil {
 		return nil, fmt.Errorf("engine: snapshot: initialization: %w", err)
 	}
-	sn := &Snapshot{hasStart: c.d.StartFunc != nil, initExport: cfg.InitExport}
 	if sn.hasStart {
 		sn.startFuel = s.FuelConsumed()
 	}
@@ -123,30 +170,34 @@ func (e *Engine) Snapshot(ctx context.Context, wasmBytes []byte, cfg SnapshotCon
 		}
 		sn.initFuel = s.FuelConsumed()
 	}
-	if sn.module, err = c.Restore(ctx, inst); err != nil {
-		return nil, err
-	}
-	return sn, nil
+	return c.Read(inst)
 }
 
-// Capture is a module compiled so that the state of its instances can be read after
-// initialization and turned into a restored module that starts in that state. Engine.Snapshot
-// uses one; an embedder that instantiates several modules together (the component layer) uses
-// one per module, instantiates the capture modules in place of the originals, runs
-// initialization, and instantiates the restored modules in place of the originals from then on.
-type Capture struct {
+// capture is a module compiled so that the state of its instances can be read after
+// initialization and turned into a restored module that starts in that state: an
+// enginehook.Capture. Engine.Snapshot uses one; the component layer uses one per core module
+// (see enginehook).
+//
+// The capture module is the module as Compile returns it (every compiled module exports its
+// state under reserved names that no importer can link to): a capture of a module the caller
+// already compiled compiles nothing.
+type capture struct {
 	e      *Engine
 	d      *wasm.Module
 	mod    *Module
 	linked bool
+	closed atomic.Bool
 }
 
-// NewCapture decodes wasmBytes, checks that its state after initialization can be restored
-// exactly (see Engine.Snapshot for what is refused) and compiles a capture module for stores
-// whose table element limit is tableLimit. With linked, imported memories, tables and globals
-// and exported tables are allowed: the caller captures every module the module shares them with,
-// each through a Capture of its own, and instantiates them all from their restored modules.
-func (e *Engine) NewCapture(ctx context.Context, wasmBytes []byte, tableLimit uint32, linked bool) (*Capture, error) {
+// newCapture decodes wasmBytes, checks that its state after initialization can be restored
+// exactly (see Engine.Snapshot for what is refused) and compiles it through the engine's cache,
+// taking a reference that capture.Close gives back: the same *Module a Compile of wasmBytes
+// returns. tableLimit is the table element limit of the stores it will be instantiated in (a
+// store instantiates the variant for its own limit). With linked, imported memories, tables and
+// globals and exported tables are allowed: the caller captures every module the module shares
+// them with, each through a capture of its own, and instantiates them all from their restored
+// modules.
+func (e *Engine) newCapture(ctx context.Context, wasmBytes []byte, tableLimit uint32, linked bool) (*capture, error) {
 	d, err := wasm.Decode(wasmBytes, e.decode)
 	if err != nil {
 		return nil, fmt.Errorf("engine: snapshot: %w: %w", ErrInvalidModule, err)
@@ -154,38 +205,44 @@ func (e *Engine) NewCapture(ctx context.Context, wasmBytes []byte, tableLimit ui
 	if err := d.CheckSnapshot(linked); err != nil {
 		return nil, fmt.Errorf("engine: snapshot: %w: %w", ErrSnapshot, err)
 	}
-	capBytes, err := wasm.AddStateExports(d, snapshotPrefix)
-	if err != nil {
-		return nil, fmt.Errorf("engine: snapshot: %w: %w", ErrSnapshot, err)
+	// d is kept only to read and restore the state; Compile decodes the bytes on its own.
+	d.DropRecording()
+	for _, ex := range d.Exports {
+		if strings.HasPrefix(ex.Name, snapshotPrefix) {
+			return nil, fmt.Errorf("engine: snapshot: %w: export %q uses the reserved prefix %q", ErrSnapshot, ex.Name, snapshotPrefix)
+		}
 	}
-	dc, err := wasm.Decode(capBytes, e.decode)
-	if err != nil {
-		return nil, fmt.Errorf("engine: snapshot: BUG: capture module: %w", err)
+	for _, t := range d.DeclaredTables {
+		if t.Min > tableLimit {
+			return nil, &Trap{Kind: TrapTableLimit, Cause: fmt.Errorf("table declares a minimum of %d elements, over the limit of %d", t.Min, tableLimit)}
+		}
 	}
-	// The capture module is compiled outside the cache and closed once read: it is used once,
-	// and a large module's compiled code is worth releasing at once.
-	m, err := e.compile(ctx, dc, tableLimit)
+	m, err := e.Compile(ctx, wasmBytes)
 	if err != nil {
 		return nil, fmt.Errorf("engine: snapshot: %w", err)
 	}
-	return &Capture{e: e, d: d, mod: m, linked: linked}, nil
+	return &capture{e: e, d: d, mod: m, linked: linked}, nil
 }
 
-// Module returns the capture module: the original with every mutable global and memory also
-// exported under reserved names. It meters every function exactly as the original does.
-func (c *Capture) Module() *Module { return c.mod }
+// Module returns the capture module: the module as Compile returns it, which also exports every
+// mutable global and memory under reserved names. It meters every function exactly as the
+// original does.
+func (c *capture) Module() *Module { return c.mod }
 
-// HasStart reports whether the module has a start function.
-func (c *Capture) HasStart() bool { return c.d.StartFunc != nil }
+// Close gives back the reference to the capture module that newCapture took (the last reference
+// releases its compiled code); restored modules stay valid. Closing it again does nothing.
+func (c *capture) Close(ctx context.Context) error {
+	if !c.closed.CompareAndSwap(false, true) {
+		return nil
+	}
+	return c.mod.Close(ctx)
+}
 
-// Close releases the capture module's compiled code; restored modules stay valid.
-func (c *Capture) Close(ctx context.Context) error { return c.mod.compiled.Close(ctx) }
-
-// Restore reads the state of in, an instance of the capture module, and compiles (through the
-// engine's cache) the restored module: the original with that state in its initializers and no
-// start function.
-func (c *Capture) Restore(ctx context.Context, in *Instance) (*Module, error) {
-	if in.module != c.mod {
+// Read copies the state of in, an instance of the capture module, for RestoreFrom: the caller
+// may then close in's store and the capture, and release the original module, before the
+// restored module is compiled.
+func (c *capture) Read(in *Instance) (*enginehook.State, error) {
+	if in.module != c.mod && in.module.base != c.mod {
 		return nil, fmt.Errorf("engine: snapshot: the instance is not of the capture module")
 	}
 	st := wasm.State{Globals: map[uint32]uint64{}}
@@ -211,13 +268,23 @@ func (c *Capture) Restore(ctx context.Context, in *Instance) (*Module, error) {
 		if !ok {
 			return nil, fmt.Errorf("engine: snapshot: BUG: memory %d unreadable", idx)
 		}
+		// Not a copy: the capture module has no memory image, so its store never recycles this
+		// buffer, which stays valid after the store closes for as long as st refers to it.
 		st.Memories = append(st.Memories, img)
 	}
+	return &enginehook.State{State: st}, nil
+}
+
+// RestoreFrom compiles (through the engine's cache) the restored module for a state Read copied:
+// the original with that state in its initializers and no start function. It does not need the
+// capture module, which may be closed by then.
+func (c *capture) RestoreFrom(ctx context.Context, cs *enginehook.State) (*Module, error) {
+	st := cs.State
 	// The one memory a module can define (wazero has no multi-memory) is restored from an image
 	// kept beside the compiled module, which the store's allocator copies into each new memory:
 	// no data segments to apply, and no second copy of the image in the compiled module.
 	st.ImagesOutside = len(st.Memories) == 1
-	restored, err := wasm.RestoreState(d, st, c.linked)
+	restored, err := wasm.RestoreState(c.d, st, c.linked)
 	if err != nil {
 		return nil, fmt.Errorf("engine: snapshot: %w: %w", ErrSnapshot, err)
 	}
@@ -317,7 +384,7 @@ func (s *Store) InstantiateSnapshot(ctx context.Context, sn *Snapshot, imports I
 	if s.dead != nil {
 		return nil, s.dead
 	}
-	if sn.hasStart && s.fuelRemaining() < int64(sn.startFuel) {
+	if !s.unmetered && sn.hasStart && s.fuelRemaining() < int64(sn.startFuel) {
 		s.chargeFuel(sn.startFuel)
 		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
 		return nil, &Trap{Kind: TrapFuelExhausted, Function: "start"}
@@ -329,7 +396,7 @@ func (s *Store) InstantiateSnapshot(ctx context.Context, sn *Snapshot, imports I
 	if sn.hasStart {
 		s.chargeFuel(sn.startFuel)
 	}
-	if sn.initExport != "" {
+	if sn.initExport != "" && !s.unmetered {
 		s.SetFuel(s.limits.Fuel)
 		s.chargeFuel(sn.initFuel)
 		if s.fuelRemaining() < 0 {
@@ -340,11 +407,12 @@ func (s *Store) InstantiateSnapshot(ctx context.Context, sn *Snapshot, imports I
 	return in, nil
 }
 
-// ChargeFuel charges n fuel to the store, as if guest code that cost n had run: an embedder
-// restoring several instances from captures charges what their initialization consumed. When
-// the remaining fuel does not cover it, the store is discarded and a TrapFuelExhausted naming
-// function is returned.
-func (s *Store) ChargeFuel(n uint64, function string) error {
+// chargeFuelOrTrap charges n fuel to the store, as if guest code that cost n had run: the
+// component layer, restoring several instances from captures, charges what their initialization
+// consumed (enginehook.Hooks.ChargeFuel). When the remaining fuel does not cover it, the store
+// is discarded and a TrapFuelExhausted naming function is returned. An unmetered store
+// charges nothing.
+func (s *Store) chargeFuelOrTrap(n uint64, function string) error {
 	if s.dead != nil {
 		return s.dead
 	}
@@ -358,4 +426,8 @@ func (s *Store) ChargeFuel(n uint64, function string) error {
 
 // chargeFuel takes n from the guest-visible counter, which may go negative as an overdrawing
 // call leaves it.
-func (s *Store) chargeFuel(n uint64) { s.fuel.Set(uint64(int64(s.fuel.Get()) - int64(n))) }
+func (s *Store) chargeFuel(n uint64) {
+	if !s.unmetered {
+		s.fuel.Set(uint64(int64(s.fuel.Get()) - int64(n)))
+	}
+}

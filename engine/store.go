@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -22,6 +23,14 @@ import (
 type Store struct {
 	engine *Engine
 	limits Limits
+	// unmetered says that limits.Fuel is Unmetered: the store's modules are the unmetered
+	// variants, in the engine's second runtime, and it has no fuel instance.
+	unmetered bool
+	// mods are the store's wazero instances, for the watcher of an unmetered store's calls, which
+	// reads them on another goroutine: replaced, never changed, when an instance is added.
+	mods atomic.Pointer[[]api.Module]
+	// stopWatch ends the watch on the running Enter frame of an unmetered store (see watch).
+	stopWatch func() bool
 
 	fuel      fuelCounter // the guest-visible slice of the remaining fuel
 	reserve   uint64      // the remaining fuel not yet handed to the guest
@@ -61,8 +70,12 @@ func (e *Engine) NewStore(ctx context.Context, limits Limits) (*Store, error) {
 		return nil, err
 	}
 	limits = limits.withDefaults()
-	s := &Store{engine: e, limits: limits}
+	s := &Store{engine: e, limits: limits, unmetered: limits.Fuel == Unmetered}
 	s.exitFrame = s.exit
+	if s.unmetered {
+		s.fuel = &s.detached // stays 0
+		return s, nil
+	}
 	inst, err := e.takeFuelInstance(ctx)
 	if err != nil {
 		return nil, err
@@ -101,7 +114,7 @@ func (e *Engine) takeFuelInstance(ctx context.Context) (api.Module, error) {
 		return inst, nil
 	}
 	e.mu.Unlock()
-	hook, err := e.hostInstance(ctx, fuelHook)
+	hook, err := e.hostInstance(ctx, fuelHook, false)
 	if err != nil {
 		return nil, err
 	}
@@ -132,10 +145,15 @@ func (s *Store) Limits() Limits { return s.limits }
 type dataEntry struct{ key, value any }
 
 // Fuel returns the fuel left for the current or last call. It is negative when a call ran out.
+// An unmetered store reports 0.
 func (s *Store) Fuel() int64 { return s.fuelRemaining() }
 
-// SetFuel sets the fuel left; the next top-level call starts from Limits.Fuel again.
+// SetFuel sets the fuel left; the next top-level call starts from Limits.Fuel again. In an
+// unmetered store it does nothing.
 func (s *Store) SetFuel(n uint64) {
+	if s.unmetered {
+		return
+	}
 	slice := min(n, fuelSlice)
 	s.fuel.Set(slice)
 	s.reserve = n - slice
@@ -162,12 +180,18 @@ func (s *Store) Close(ctx context.Context) error {
 					lm.spare = nil
 				}
 			}
+			// A closed store that its owner still holds must not hold its instances: a closed
+			// wazero instance keeps its module's compiled code reachable (a snapshot's capture
+			// store would keep the original code alive while the restored module compiles).
+			s.instances, s.memories, s.caller = nil, nil, nil
 		}
 		// The counter is copied out, so Fuel and FuelConsumed still answer after Close without
 		// reading an instance another store may be using by then.
 		s.detached.v = s.fuel.Get()
 		s.fuel = &s.detached
-		if s.depth == 0 {
+		if s.fuelInst == nil {
+			// An unmetered store has none.
+		} else if s.depth == 0 {
 			s.engine.releaseFuelInstance(ctx, s.fuelInst)
 		} else {
 			// Closed from a host function during a call: the guest may still touch the counter
@@ -228,21 +252,24 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 	}
 	// The limit is written into the module's tables at compile time: use the variant for this
 	// store's limit.
-	m, err := s.engine.variant(ctx, m, s.limits.TableElements)
+	m, err := s.engine.variant(ctx, m, s.limits.TableElements, s.unmetered)
 	if err != nil {
 		return nil, err
 	}
 	if err := checkLink(m, imports); err != nil {
 		return nil, err
 	}
-	resolved := map[string]api.Module{fuelModuleName: s.fuelInst}
+	resolved := map[string]api.Module{}
+	if !s.unmetered {
+		resolved[fuelModuleName] = s.fuelInst
+	}
 	for _, im := range m.imports {
 		if _, done := resolved[im.Module]; done {
 			continue
 		}
 		switch p := imports[im.Module].(type) { // checkLink made sure it exists
 		case *HostModule:
-			hm, err := s.engine.hostInstance(ctx, p)
+			hm, err := s.engine.hostInstance(ctx, p, s.unmetered)
 			if err != nil {
 				return nil, err
 			}
@@ -265,6 +292,9 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 		// and store marker) would be set up for nothing.
 		fc := newFrameContext(ctx, s)
 		defer fc.release()
+		if s.unmetered {
+			defer s.watch(fc)()
+		}
 		ctx = fc
 	}
 	ictx := experimental.WithImportResolver(ctx, func(name string) api.Module { return resolved[name] })
@@ -272,8 +302,14 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 	ictx = experimental.WithMemoryAllocator(ictx, experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
 		return s.allocate(capacity, max, img)
 	}))
+	rt := s.engine.runtime
+	if s.unmetered {
+		if rt, err = s.engine.unmeteredRuntime(ctx); err != nil {
+			return nil, err
+		}
+	}
 	s.depth++
-	mod, err := s.engine.runtime.InstantiateModule(ictx, m.compiled, anonymousConfig)
+	mod, err := rt.InstantiateModule(ictx, m.compiled, anonymousConfig)
 	s.depth--
 	if err != nil {
 		if !ranCode(err) {
@@ -287,6 +323,13 @@ func (s *Store) Instantiate(ctx context.Context, m *Module, imports Imports) (*I
 	}
 	in := &Instance{store: s, module: m, mod: mod}
 	s.instances = append(s.instances, in)
+	if s.unmetered {
+		mods := make([]api.Module, len(s.instances))
+		for i, in := range s.instances {
+			mods[i] = in.mod
+		}
+		s.mods.Store(&mods)
+	}
 	// The start section ran inside InstantiateModule; a WASI-style _start is called by the embedder.
 	if s.fuelRemaining() < 0 {
 		s.dead = fmt.Errorf("engine: %w", ErrInstanceUnavailable)
@@ -386,11 +429,14 @@ func (s *Store) Enter(ctx context.Context) (context.Context, func() error, error
 	s.SetFuel(s.limits.Fuel)
 	s.profStack = s.profStack[:0]
 	s.progress = nil
-	if o := observersFrom(ctx); o != nil && o.progress != nil {
+	if o := observersFrom(ctx); o != nil && o.progress != nil && !s.unmetered {
 		s.progress = o.progress
 		s.progress.started(s.limits.Fuel)
 	}
 	s.frame = newFrameContext(ctx, s)
+	if s.unmetered {
+		s.stopWatch = s.watch(s.frame)
+	}
 	s.depth++
 	return s.frame, s.exitFrame, nil
 }
@@ -405,6 +451,10 @@ func (s *Store) exit() error {
 	}
 	s.frame = nil
 	s.depth--
+	if s.stopWatch != nil {
+		s.stopWatch()
+		s.stopWatch = nil
+	}
 	if s.progress != nil {
 		s.progress.ended(uint64(max(int64(s.limits.Fuel)-s.fuelRemaining(), 0)))
 		s.progress = nil

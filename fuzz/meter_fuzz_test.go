@@ -50,39 +50,55 @@ func FuzzMeteredDifferential(f *testing.F) {
 			t.Fatalf("kobako refuses a generated module: %v\n%s", err, p)
 		}
 		defer m.Close(ctx)
-		lim := engine.DefaultLimits()
-		lim.Fuel, lim.Deadline = engine.MaxFuel, time.Minute
-		s, err := e.NewStore(ctx, lim)
-		if err != nil {
-			t.Fatal(err)
+		got, fuel := runKobako(t, m, p, false)
+		if got.trap == "" && fuel != want.fuel {
+			t.Fatalf("kobako charged %d fuel, the program executed %d instructions\n%s", fuel, want.fuel, p)
 		}
-		defer s.Close(ctx)
-		in, err := s.Instantiate(ctx, m, nil)
-		if err != nil {
-			t.Fatalf("instantiate: %v\n%s", err, p)
-		}
-		res, err := in.Call(ctx, "run")
-		got := outcome{trap: kobakoTrap(err)}
-		if err != nil && got.trap == "" {
-			t.Fatalf("kobako: %v\n%s", err, p)
-		}
-		if err == nil {
-			got.result = uint32(res[0])
-			for i := range p.globals {
-				v, _ := in.Global(fmt.Sprintf("g%d", i))
-				got.globals = append(got.globals, uint32(v))
-			}
-			b, _ := in.Memory("memory").Read(0, memBytes)
-			got.mem = sha256.Sum256(b)
-			if fuel := s.FuelConsumed(); fuel != want.fuel {
-				t.Fatalf("kobako charged %d fuel, the program executed %d instructions\n%s", fuel, want.fuel, p)
-			}
+		// An unmetered store runs the module without the rewrite: the same outcome, no fuel.
+		unmetered, fuel := runKobako(t, m, p, true)
+		if fuel != 0 {
+			t.Fatalf("an unmetered store counted %d fuel\n%s", fuel, p)
 		}
 		bare := runBare(t, mod, len(p.globals))
-		if !got.same(want) || !bare.same(want) {
-			t.Fatalf("outcomes differ:\n reference %s\n kobako    %s\n bare      %s\n%s", want, got, bare, p)
+		if !got.same(want) || !bare.same(want) || !unmetered.same(want) {
+			t.Fatalf("outcomes differ:\n reference %s\n kobako    %s\n unmetered %s\n bare      %s\n%s", want, got, unmetered, bare, p)
 		}
 	})
+}
+
+// runKobako runs the program's module in a fresh store, metered or unmetered, and returns its
+// outcome and the fuel the store reports.
+func runKobako(t *testing.T, m *engine.Module, p *program, unmetered bool) (outcome, uint64) {
+	ctx := context.Background()
+	lim := engine.DefaultLimits()
+	lim.Fuel, lim.Deadline = engine.MaxFuel, time.Minute
+	if unmetered {
+		lim.Fuel = engine.Unmetered
+	}
+	s, err := meterEng.NewStore(ctx, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	in, err := s.Instantiate(ctx, m, nil)
+	if err != nil {
+		t.Fatalf("instantiate (unmetered %v): %v\n%s", unmetered, err, p)
+	}
+	res, err := in.Call(ctx, "run")
+	got := outcome{trap: kobakoTrap(err)}
+	if err != nil && got.trap == "" {
+		t.Fatalf("kobako (unmetered %v): %v\n%s", unmetered, err, p)
+	}
+	if err == nil {
+		got.result = uint32(res[0])
+		for i := range p.globals {
+			v, _ := in.Global(fmt.Sprintf("g%d", i))
+			got.globals = append(got.globals, uint32(v))
+		}
+		b, _ := in.Memory("memory").Read(0, memBytes)
+		got.mem = sha256.Sum256(b)
+	}
+	return got, s.FuelConsumed()
 }
 
 var (

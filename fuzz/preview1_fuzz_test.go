@@ -92,8 +92,8 @@ func runPreview1Input(t *testing.T, data []byte) {
 			{GuestPath: "/ro", HostDir: dir, ReadOnly: true},
 			{GuestPath: "/fs", FS: fstest.MapFS{"a": {Data: []byte("a")}, "d/b": {}}},
 		},
-		WriteBudget:  1 << 20,
-		MaxOpenFiles: 16,
+		WriteBudget: 1 << 20,
+		MaxHandles:  16,
 	})
 	if err != nil {
 		t.Fatal(err)

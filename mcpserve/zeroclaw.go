@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/zeroclaw"
 	"github.com/kobako/kobako/zeroclaw/manifest"
-	"github.com/kobako/kobako/zeroclaw/runtime"
+	"github.com/kobako/kobako/zeroclaw/runner"
 )
 
 // ZeroClawOptions say where the installed ZeroClaw plugins are and how they run: what `kobako
@@ -20,11 +21,14 @@ type ZeroClawOptions struct {
 	Config *zeroclaw.PluginsConfig
 	// Log receives the plugins' log records; nil discards them.
 	Log slog.Handler
+	// Engine, when set, compiles and runs the plugins (each load's runtime closes what it
+	// compiled in it, and never the engine); nil gives each load an engine of its own.
+	Engine *engine.Engine
 }
 
 // ZeroClawPlugins is the PluginSource of the tool plugins installed in a plugins directory. Each
 // Load opens the directory afresh (plugins added or removed since are seen) and runs the tools on a
-// new zeroclaw/runtime.Runtime, closed with the set.
+// new zeroclaw/runner.Runner, closed with the set.
 func ZeroClawPlugins(opts ZeroClawOptions) PluginSource { return &zeroClawSource{opts: opts} }
 
 type zeroClawSource struct{ opts ZeroClawOptions }
@@ -46,7 +50,7 @@ func (z *zeroClawSource) Load(ctx context.Context) (*PluginSet, error) {
 	if len(h.PluginsWith(manifest.CapabilityTool)) == 0 {
 		return set, nil
 	}
-	rt, err := runtime.Open(ctx, runtime.Options{Host: h, Config: z.opts.Config, Log: z.opts.Log})
+	rt, err := runner.Open(ctx, runner.Options{Host: h, Config: z.opts.Config, Log: z.opts.Log, Engine: z.opts.Engine})
 	if err != nil {
 		return nil, err
 	}

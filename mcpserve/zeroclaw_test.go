@@ -15,9 +15,9 @@ import (
 	"github.com/kobako/kobako/zeroclaw"
 )
 
-// Real tool plugins of zeroclaw/runtime's tests: go-echo (Go) and misbehave (WAT; spins on
+// Real tool plugins of zeroclaw/runner's tests: go-echo (Go) and misbehave (WAT; spins on
 // {"mode":"spin"}).
-const zcFixtures = "../zeroclaw/runtime/testdata/"
+const zcFixtures = "../zeroclaw/runner/testdata/"
 
 // installPlugins installs the named fixtures into a fresh plugins directory, as `kobako plugin
 // install` does, and returns the source serving them.

@@ -13,7 +13,6 @@ import (
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/subako/wire"
 	"github.com/kobako/kobako/wasi"
-	"github.com/kobako/kobako/wasi/preview1"
 )
 
 // DefaultWriteBudget is what a call may write to files (its volume and subako_http file output
@@ -43,7 +42,7 @@ type CallOptions struct {
 	Network *egress.Policy
 	// Send, if not nil, sends every subako_http request of the call instead of the policy
 	// sender (egress.NewSender over Config.HTTPClient and Network, which it then replaces):
-	// the same hook wasi:http takes as preview2.HTTPConfig.Send, so one function can audit,
+	// the same hook wasi:http takes as wasi.HTTPConfig.Send, so one function can audit,
 	// rate-limit or veto the requests of both plugin protocols. It gets the guest's request
 	// with SendOptions.FollowRedirects, Timeout (timeout_ms) and MaxResponseBytes (the inline
 	// cap, or -1 for file output) set. An *egress.Error it returns, egress.Deny's veto
@@ -170,7 +169,7 @@ func (p *Package) Call(ctx context.Context, tool string, args json.RawMessage, o
 		defer os.RemoveAll(dir)
 		volume = dir
 	}
-	cfg := preview1.Config{Budget: budget}
+	cfg := wasi.Config{Budget: budget}
 	vols := map[string]string{"tmp": volume}
 	cfg.Preopens = append(cfg.Preopens, wasi.Preopen{GuestPath: "/volume/tmp", HostDir: volume})
 	hs := &httpState{send: opts.Send, policy: opts.Network, volumes: tmpVolume[:1:1]}

@@ -14,7 +14,6 @@ import (
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/subako/wire"
 	"github.com/kobako/kobako/wasi"
-	"github.com/kobako/kobako/wasi/preview1"
 	jsonschema "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -153,7 +152,7 @@ func (d *discoverDriver) answer(result json.RawMessage) (*outgoing, error) {
 // for Call. A crash is a *CrashError; a broken rule a *ToolError.
 func (p *Package) Discover(ctx context.Context) ([]Tool, error) {
 	limits := p.rt.discovery
-	var cfg preview1.Config
+	var cfg wasi.Config
 	if p.assets != nil {
 		cfg.Preopens = []wasi.Preopen{{GuestPath: "/package", FS: p.assets, ReadOnly: true}}
 	}

@@ -141,7 +141,7 @@ type predecoder interface {
 // runSpec is what one run of a module gets.
 type runSpec struct {
 	limits engine.Limits
-	wasi   preview1.Config // Stdin, Stdout and Stderr are set by run
+	wasi   wasi.Config // Stdin, Stdout and Stderr are set by run
 	http   *httpState
 }
 

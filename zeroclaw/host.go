@@ -79,6 +79,8 @@ type Plugin struct {
 	Signature signature.Result
 	// Schema is the compiled config_schema; nil without one.
 	Schema *pluginconfig.Schema
+	// Origin is where the plugin was installed from, when the install recorded it (InstallFrom).
+	Origin *Origin
 }
 
 // Name is the manifest name.
@@ -310,7 +312,7 @@ func (h *Host) admit(dir string) (*Plugin, error) {
 			}
 		}
 	}
-	return &Plugin{Manifest: m, Dir: dir, Skills: skills, Signature: sig, Schema: schema}, nil
+	return &Plugin{Manifest: m, Dir: dir, Skills: skills, Signature: sig, Schema: schema, Origin: readOrigin(dir)}, nil
 }
 
 // Plugins returns the admitted plugins sorted by name.
@@ -539,6 +541,10 @@ func (h *Host) Install(source string) (*Plugin, error) { return h.install(source
 func (h *Host) Update(source string) (*Plugin, error) { return h.install(source, true) }
 
 func (h *Host) install(source string, replace bool) (*Plugin, error) {
+	return h.installOrigin(source, replace, nil)
+}
+
+func (h *Host) installOrigin(source string, replace bool, origin *Origin) (*Plugin, error) {
 	path, err := sourceManifest(source)
 	if err != nil {
 		return nil, err
@@ -591,7 +597,7 @@ func (h *Host) install(source string, replace bool) (*Plugin, error) {
 			return nil, fmt.Errorf("%w: %s is not a plugin directory (no manifest.toml); it is left as it is", ErrInstall, dest)
 		}
 	}
-	stage, err := h.stage(m, srcDir)
+	stage, err := h.stage(m, srcDir, origin)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInstall, err)
 	}
@@ -634,14 +640,14 @@ func (h *Host) install(source string, replace bool) (*Plugin, error) {
 		}
 	}
 	h.rejected = slicesFilter(h.rejected, func(r Rejection) bool { return r.Dir != dest })
-	p := &Plugin{Manifest: m, Dir: dest, Skills: skills, Signature: sig, Schema: schema}
+	p := &Plugin{Manifest: m, Dir: dest, Skills: skills, Signature: sig, Schema: schema, Origin: origin}
 	h.plugins[m.Name] = p
 	return p, nil
 }
 
 // stage copies the plugin's files into a new staging directory in the plugins directory and
 // flushes them to disk.
-func (h *Host) stage(m *manifest.Manifest, srcDir string) (string, error) {
+func (h *Host) stage(m *manifest.Manifest, srcDir string, origin *Origin) (string, error) {
 	if err := step("install: mkdir stage"); err != nil {
 		return "", err
 	}
@@ -652,6 +658,9 @@ func (h *Host) stage(m *manifest.Manifest, srcDir string) (string, error) {
 	err = os.Chmod(stage, 0o755)
 	if err == nil {
 		err = stageFiles(m, srcDir, stage)
+	}
+	if err == nil && origin != nil {
+		err = writeOrigin(stage, origin)
 	}
 	if err == nil {
 		err = step("install: sync stage")

@@ -47,6 +47,8 @@ type Info struct {
 	// UnknownKeys are manifest keys this host does not interpret (kept and
 	// signed).
 	UnknownKeys []string `json:"unknown_keys,omitempty"`
+	// Origin is where the plugin was installed from, when recorded.
+	Origin *Origin `json:"origin,omitempty"`
 }
 
 // Describe summarises a plugin; trusted are the publisher keys to verify
@@ -67,6 +69,7 @@ func (p *Plugin) Describe(trusted []string) Info {
 		InertPermissions: nonNil(p.InertPermissions()),
 		Signature:        p.Signature,
 		Skills:           p.Skills,
+		Origin:           p.Origin,
 	}
 	if m.PublisherKey != nil {
 		info.SignedBy = *m.PublisherKey

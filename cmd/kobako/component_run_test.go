@@ -25,6 +25,8 @@ func TestRunComponent(t *testing.T) {
 			"", []string{`"fuel_consumed":`, `"exit_code":0`}},
 		{"invoke with WASI 0.2", []string{"run", "--invoke", "wasi:cli/run@0.2.12#run()", helloComp}, "gopher\n",
 			"hello, gopher\nok\n", []string{"argc=1 "}},
+		{"unmetered", []string{"run", "--fuel", "0", "--stats", helloComp}, "u\n",
+			"hello, u\n", []string{`"fuel_consumed":0,`, `"exit_code":0`}},
 		{"small tables", []string{"run", "--max-table-elements", "1000", helloComp}, "t\n",
 			"hello, t\n", nil},
 		{"large tables", []string{"run", "--max-table-elements", "1048576", helloComp}, "T\n",

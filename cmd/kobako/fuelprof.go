@@ -25,12 +25,6 @@ func fuelProfileFrom(ctx context.Context) *engine.FuelProfile {
 	return p
 }
 
-// newEngine makes the engine of a command: one that reports fuel per function when the command
-// writes a fuel profile (which costs a listener call per guest call, so only then).
-func newEngine(ctx context.Context) (*engine.Engine, error) {
-	return engine.New(ctx, engine.Config{ProfileFunctions: fuelProfileFrom(ctx) != nil})
-}
-
 // checkProfilePath refuses a --fuel-profile path that exists (a command never overwrites a file
 // it did not create) or whose directory does not, before anything runs.
 func checkProfilePath(path string) error {

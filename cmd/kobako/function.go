@@ -33,11 +33,13 @@ const functionUsage = `Usage:
   kobako function tools PKG                        print the tools array (all pages) as JSON
   kobako function call [flags] PKG TOOL [ARGS]     call TOOL with ARGS (a JSON object, default {})
   kobako function pack DIR -o PKG.zip              check a package directory and zip it
+  kobako function push PKG oci://REGISTRY/REPO:TAG push a package to an OCI registry, print its digest
 
 PKG is a package directory (subako-package.json and module.wasm, optionally assets/), a zip of
 one, or "example" for the embedded example package (tool greet, e.g.
-kobako function call example greet '{"name":"Ada"}'). ARGS may be "-" to read the object from
-stdin, or @FILE to read it from FILE.
+kobako function call example greet '{"name":"Ada"}'), or an oci://REGISTRY/REPOSITORY[:TAG|@DIGEST]
+reference to a package function push pushed (pulled once, cached by digest under the user cache
+directory). ARGS may be "-" to read the object from stdin, or @FILE to read it from FILE.
 
 Exit status: 0 on success (a tool's isError result included), 1 when the package does not load or
 meet ABI 1, 2 for a usage mistake (an unknown tool, malformed ARGS), 3 when the module crashed,
@@ -59,6 +61,8 @@ func functionCommand(ctx context.Context, args []string, stdin io.Reader, stdout
 		return functionCall(ctx, args[1:], stdin, stdout, stderr)
 	case "pack":
 		return functionPack(ctx, args[1:], stdout, stderr)
+	case "push":
+		return functionPush(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, functionUsage)
 		return 0
@@ -109,28 +113,42 @@ func reportRunError(ctx context.Context, stderr io.Writer, pkg string, err error
 	return functionExit(ctx, err)
 }
 
+// packageRuntime is a subako runtime with the engine the command made for it, closed with it.
+type packageRuntime struct {
+	*subako.Runtime
+	eng *engine.Engine
+}
+
+func (r *packageRuntime) Close(ctx context.Context) error {
+	err := r.Runtime.Close(ctx)
+	if cerr := r.eng.Close(ctx); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // openPackage loads and discovers PKG. It returns the exit status to return now on failure
 // (having reported it), -1 on success. Discovery runs under discovery (the zero value: subako's
 // defaults, as an upload gets); profile (true) gives the runtime an engine that reports fuel per
 // function, for --fuel-profile.
-func openPackage(ctx context.Context, pkg string, stderr io.Writer, discovery engine.Limits, profile ...bool) (*subako.Runtime, *subako.Package, []subako.Tool, int) {
+func openPackage(ctx context.Context, pkg string, stderr io.Writer, discovery engine.Limits, profile ...bool) (*packageRuntime, *subako.Package, []subako.Tool, int) {
 	cfg := subako.Config{DiscoveryLimits: discovery}
-	if len(profile) > 0 && profile[0] {
-		// An engine that reports fuel per function; the process ends with the command, and with it
-		// the engine.
-		e, err := engine.New(ctx, engine.Config{ProfileFunctions: true})
-		if err != nil {
-			fmt.Fprintf(stderr, "error: %v\n", err)
-			return nil, nil, nil, exitError
-		}
-		cfg.Engine = e
-	}
-	rt, err := subako.New(ctx, cfg)
+	// The command's own engine: one that reports fuel per function for --fuel-profile, with
+	// the cache of --cache-dir.
+	e, err := engine.New(ctx, engineConfig(ctx, len(profile) > 0 && profile[0]))
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return nil, nil, nil, exitError
 	}
-	p, err := loadPackage(ctx, rt, pkg)
+	cfg.Engine = e
+	srt, err := subako.New(ctx, cfg)
+	if err != nil {
+		e.Close(ctx)
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return nil, nil, nil, exitError
+	}
+	rt := &packageRuntime{Runtime: srt, eng: e}
+	p, err := loadPackage(ctx, rt.Runtime, pkg)
 	if err != nil {
 		rt.Close(ctx)
 		fmt.Fprintf(stderr, "error: %s: %v\n", pkg, err)
@@ -146,14 +164,20 @@ func openPackage(ctx context.Context, pkg string, stderr io.Writer, discovery en
 }
 
 func functionValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("kobako function validate", "Usage: kobako function validate [--json] PKG\n\nRuns the upload checks and discovery (server/discover, tools/list) on PKG.\n", stdout, stderr)
+	c := newCommand("kobako function validate", "Usage: kobako function validate [flags] PKG\n\nRuns the upload checks and discovery (server/discover, tools/list) on PKG.\n", stdout, stderr)
 	asJSON := c.Bool("json", false, "print the result as one JSON object")
+	reg := addRegistryFlags(c.FlagSet)
+	cache := addCacheFlags(c.FlagSet)
 	pos, code := c.parse(args, true)
 	if code >= 0 {
 		return code
 	}
+	ctx = cache.context(ctx)
 	if len(pos) != 1 {
 		return c.usageErr("want one PKG, got %d arguments", len(pos))
+	}
+	if pos[0], code = resolvePackageArg(ctx, pos[0], reg, stderr); code >= 0 {
+		return code
 	}
 	rt, p, tools, code := openPackage(ctx, pos[0], stderr, engine.Limits{})
 	if code >= 0 {
@@ -190,13 +214,19 @@ func functionValidate(ctx context.Context, args []string, stdout, stderr io.Writ
 }
 
 func functionTools(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	c := newCommand("kobako function tools", "Usage: kobako function tools PKG\n\nPrints the package's tools (all pages of tools/list) as a JSON array.\n", stdout, stderr)
+	c := newCommand("kobako function tools", "Usage: kobako function tools [flags] PKG\n\nPrints the package's tools (all pages of tools/list) as a JSON array.\n", stdout, stderr)
+	reg := addRegistryFlags(c.FlagSet)
+	cache := addCacheFlags(c.FlagSet)
 	pos, code := c.parse(args, true)
 	if code >= 0 {
 		return code
 	}
+	ctx = cache.context(ctx)
 	if len(pos) != 1 {
 		return c.usageErr("want one PKG, got %d arguments", len(pos))
+	}
+	if pos[0], code = resolvePackageArg(ctx, pos[0], reg, stderr); code >= 0 {
+		return code
 	}
 	rt, p, tools, code := openPackage(ctx, pos[0], stderr, engine.Limits{})
 	if code >= 0 {
@@ -236,10 +266,13 @@ func functionCall(ctx context.Context, args []string, stdin io.Reader, stdout, s
 	var skills, hosts listFlag
 	c.Var(&skills, "skill", "mount host directory DIR read-only at /skills/NAME, given as `NAME=DIR` (repeatable)")
 	c.Var(&hosts, "allow-host", "let subako_http reach hosts matching `PATTERN`: api.example.com, *.example.com, * (repeatable)")
+	reg := addRegistryFlags(c.FlagSet)
+	cache := addCacheFlags(c.FlagSet)
 	pos, code := c.parse(args, true)
 	if code >= 0 {
 		return code
 	}
+	ctx = cache.context(ctx)
 	if len(pos) < 2 || len(pos) > 3 {
 		return c.usageErr("want PKG TOOL [ARGS], got %d arguments", len(pos))
 	}
@@ -294,6 +327,9 @@ func functionCall(ctx context.Context, args []string, stdin io.Reader, stdout, s
 			return c.usageErr("%v", err)
 		}
 		prof = engine.NewFuelProfile()
+	}
+	if pos[0], code = resolvePackageArg(ctx, pos[0], reg, stderr); code >= 0 {
+		return code
 	}
 	rt, p, tools, code := openPackage(ctx, pos[0], stderr, discovery, prof != nil)
 	if code >= 0 {

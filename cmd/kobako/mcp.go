@@ -26,7 +26,9 @@ installed ZeroClaw tool plugins to MCP clients, as one list: stdio by default, S
 /mcp with --http. Tools are named SOURCE__TOOL (NAME, else the package's manifest name, or the plugin's
 name); =PKG lists a package's tools under their own names. Both protocol eras are served: the
 initialize handshake (2025-11-25) and the stateless 2026-07-28 revision (server/discover), in any
-order on one stdio connection. Logs go to stderr. PKG "example" is the embedded example package.
+order on one stdio connection. Logs go to stderr. PKG "example" is the embedded example package;
+PKG oci://REGISTRY/REPOSITORY[:TAG|@DIGEST] is a package function push pushed (pulled once, cached by
+digest under the user cache directory).
 
 At most --max-concurrent-calls guests run at once; later calls wait in order, and a call's deadline
 starts when it runs. A call whose request carries a progressToken gets notifications/progress with
@@ -63,10 +65,13 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fset.Var(&budget, "write-budget", "bytes a package call may write to files, a `SIZE` such as 64MiB")
 	watch := fset.Bool("watch", false, "reload when the plugins directory or a package changes, and tell clients")
 	logLevel := fset.String("log-level", "info", "log `LEVEL`: debug, info, warn or error")
+	reg := addRegistryFlags(fset.FlagSet)
+	cache := addCacheFlags(fset.FlagSet)
 	pos, code := fset.parse(args, true)
 	if code >= 0 {
 		return code
 	}
+	ctx = cache.context(ctx)
 	set := map[string]bool{}
 	fset.Visit(func(f *flag.Flag) { set[f.Name] = true })
 
@@ -119,6 +124,9 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		if perr != "" {
 			return fset.usageErr("%s", perr)
 		}
+		if path, code = resolvePackageArg(ctx, path, reg, stderr); code >= 0 {
+			return code
+		}
 		spec, err := mcpserve.NewPackageSpec(name, path, subako.CallOptions{Limits: defaults.Limits, WriteBudget: defaults.WriteBudget, Volume: *volume, Data: *data}, defaults.AllowHosts, nil)
 		if err != nil {
 			return fset.usageErr("%v", err)
@@ -135,8 +143,21 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		specs = append(specs, spec)
 	}
 
+	// One engine for packages and plugins, with the cache of --cache-dir.
+	eng, err := newEngine(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitError
+	}
+	defer eng.Close(context.Background())
+	prt, err := subako.New(ctx, subako.Config{Engine: eng, ClientVersion: version()})
+	if err != nil {
+		fmt.Fprintf(stderr, "error: %v\n", err)
+		return exitError
+	}
+	defer prt.Close(context.Background())
 	opts := mcpserve.Options{Packages: specs, Version: version(), Logger: log, ListChanged: *watch || mcfg.Watch,
-		MaxConcurrentCalls: *maxCalls, MaxMessageBytes: int64(maxBody)}
+		MaxConcurrentCalls: *maxCalls, MaxMessageBytes: int64(maxBody), Runtime: prt}
 	if !set["max-concurrent-calls"] && mcfg.MaxConcurrentCalls > 0 {
 		opts.MaxConcurrentCalls = mcfg.MaxConcurrentCalls
 	}
@@ -152,7 +173,7 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			fmt.Fprintf(stderr, "error: %v\n", err)
 			return exitError
 		}
-		opts.Plugins = mcpserve.ZeroClawPlugins(mcpserve.ZeroClawOptions{Host: hopts, Config: &hcfg.Plugins, Log: log.Handler()})
+		opts.Plugins = mcpserve.ZeroClawPlugins(mcpserve.ZeroClawOptions{Host: hopts, Config: &hcfg.Plugins, Log: log.Handler(), Engine: eng})
 	}
 	srv, err := mcpserve.New(ctx, opts)
 	if err != nil {

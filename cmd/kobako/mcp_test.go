@@ -34,7 +34,15 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	// The commands' default cache directory is the user's: tests use one of their own.
+	cache, err := os.MkdirTemp("", "kobako-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", cache)
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
 }
 
 const mcpFixture = "../../mcpserve/testdata/mcptest"
@@ -458,14 +466,14 @@ func TestSplitNamedPackage(t *testing.T) {
 	}
 }
 
-// TestMCPZeroClaw serves an installed ZeroClaw tool plugin (misbehave, from zeroclaw/runtime's
+// TestMCPZeroClaw serves an installed ZeroClaw tool plugin (misbehave, from zeroclaw/runner's
 // fixtures) through `kobako mcp` over the command transport in both eras: listed beside an ABI 1
 // package, called, and stopped at once on cancellation.
 func TestMCPZeroClaw(t *testing.T) {
 	plugins := filepath.Join(t.TempDir(), "plugins")
 	src := filepath.Join(t.TempDir(), "misbehave")
 	os.MkdirAll(src, 0o755)
-	wasm, err := os.ReadFile("../../zeroclaw/runtime/testdata/misbehave.wasm")
+	wasm, err := os.ReadFile("../../zeroclaw/runner/testdata/misbehave.wasm")
 	if err != nil {
 		t.Fatal(err)
 	}

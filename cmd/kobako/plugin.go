@@ -17,10 +17,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kobako/kobako/oci"
 	"github.com/kobako/kobako/zeroclaw"
 	"github.com/kobako/kobako/zeroclaw/manifest"
 	"github.com/kobako/kobako/zeroclaw/registry"
-	zcrt "github.com/kobako/kobako/zeroclaw/runtime"
+	"github.com/kobako/kobako/zeroclaw/runner"
 	"github.com/kobako/kobako/zeroclaw/signature"
 )
 
@@ -31,8 +32,10 @@ Manage ZeroClaw plugins (wasm32-wasip2 components with a manifest.toml).
 Subcommands:
   list                      list installed plugins and why any were skipped
   search QUERY              search the registry by name and description
-  install SOURCE            install a local directory or manifest.toml, or a registry NAME[@VERSION]
+  install SOURCE            install a local directory or manifest.toml, a registry NAME[@VERSION], or an
+                            OCI artifact oci://REGISTRY/REPOSITORY[:TAG|@DIGEST]
   update SOURCE             replace an installed plugin with the version at SOURCE (same sources as install)
+  push DIR oci://REF        push a plugin directory to an OCI registry as a ZeroClaw plugin artifact
   remove NAME               remove an installed plugin
   info NAME|PATH            show a plugin's manifest, signature, permissions, config schema and config key,
                             and for an installed plugin its world's metadata (tool name, description
@@ -188,7 +191,7 @@ func pluginCommand(ctx context.Context, args []string, stdin io.Reader, stdout, 
 // function call does for a crashed module: a JavaScript plugin's exception is only there.
 func reportPluginError(stderr io.Writer, err error) {
 	fmt.Fprintf(stderr, "error: %v\n", err)
-	if tail := zcrt.GuestStderr(err); tail != "" {
+	if tail := runner.GuestStderr(err); tail != "" {
 		fmt.Fprintf(stderr, "last stderr output of the plugin:\n%s\n", strings.TrimRight(tail, "\n"))
 	}
 }
@@ -196,11 +199,13 @@ func reportPluginError(stderr io.Writer, err error) {
 var pluginSubs = []pluginSub{
 	{name: "list", help: "List the plugins in the plugins directory: admitted plugins, and the directories discovery skipped with the reason.", host: true, run: pluginList},
 	{name: "search", args: "QUERY", help: "Search the registry index: a case-insensitive match on plugin names and descriptions. Nothing is installed or run.", registry: true, run: pluginSearch},
-	{name: "install", args: "SOURCE", help: "Install a plugin from a local directory, manifest.toml path or .zip archive, or a registry NAME or\nNAME@VERSION (a bare name takes the index's last matching entry). The same checks apply either way,\nthe wasm included: it must be a component exporting the worlds the capabilities name, and match\nthe manifest's wasm_sha256 when it pins one.", host: true, registry: true, run: pluginInstall},
-	{name: "update", args: "SOURCE", help: "Replace an installed plugin with the plugin at SOURCE (any source install takes), after the checks\ninstall makes. The new version is copied beside the old one and swapped in at once: until then the old\nversion stays, and an update that fails or is interrupted leaves it in place.", host: true, registry: true, run: pluginUpdate},
+	{name: "install", args: "SOURCE", help: "Install a plugin from a local directory, manifest.toml path or .zip archive, a registry NAME or\nNAME@VERSION (a bare name takes the index's last matching entry), or an OCI artifact\noci://REGISTRY/REPOSITORY[:TAG|@sha256:DIGEST] (as plugin push writes it; a Wasm OCI artifact, one\ncomponent, with --manifest FILE). The same checks apply either way, the wasm included: it must be a\ncomponent exporting the worlds the capabilities name, and match the manifest's wasm_sha256 when it\npins one. Installing an oci:// reference again does nothing while its digest is the installed one,\nand updates the plugin when it changed; info shows the reference and digest.\n\n" + registryHelp, host: true, registry: true, run: pluginInstall, flags: pluginOCIFlags},
+	{name: "update", args: "SOURCE", help: "Replace an installed plugin with the plugin at SOURCE (any source install takes), after the checks\ninstall makes. The new version is copied beside the old one and swapped in at once: until then the old\nversion stays, and an update that fails or is interrupted leaves it in place.", host: true, registry: true, run: pluginUpdate, flags: pluginOCIFlags},
+	{name: "push", args: "DIR oci://REGISTRY/REPOSITORY:TAG", help: "Check the plugin in DIR as install would, push it as a ZeroClaw plugin artifact and print its\ndigest. The same directory gives the same digest. The artifact:\n  config  " + oci.MediaTypePluginConfig + "\n  layer   " + oci.MediaTypePluginManifest + " (manifest.toml)\n  layer   " + oci.MediaTypeWasm + " (the component)\n  layer   " + oci.MediaTypePluginSkills + " (skills/, for skills)\n\n" + registryHelp, host: true, run: pluginPush,
+		flags: func(fs *flag.FlagSet) { addRegistryFlags(fs) }},
 	{name: "remove", args: "NAME", help: "Remove an installed plugin (or a plugin directory that failed discovery).", host: true, run: pluginRemove},
 	{name: "info", args: "NAME|PATH", help: "Show an installed plugin, or check a local plugin directory without installing it. A signature\ncovers the manifest; it covers the wasm too when the manifest pins it with wasm_sha256.", host: true, run: pluginInfo},
-	{name: "call", args: "NAME ARGS", help: "Run a tool plugin's execute once, in a fresh instance, with the config of its [[plugins.entries]] section.\nARGS is a JSON object, \"-\" to read it from stdin, or @FILE to read it from FILE; it is checked before the\nplugin is loaded. stdout is exactly one JSON line, the tool result; a guest error, trap or limit is one\nerror: line on stderr. Exit status: 0 when the call completed, 1 for a guest error, trap or limit,\n2 for a usage mistake (malformed ARGS, a zero limit), 130 when interrupted.", host: true, run: pluginCall, flags: pluginRunFlagSet},
+	{name: "call", args: "NAME ARGS", help: "Run a tool plugin's execute once, in a fresh instance, with the config of its [[plugins.entries]] section.\nARGS is a JSON object, \"-\" to read it from stdin, or @FILE to read it from FILE; it is checked before the\nplugin is loaded. stdout is exactly one JSON line, the tool result; a guest error, trap or limit is one\nerror: line on stderr. Exit status: 0 when the call completed, 1 for a guest error, trap or limit,\n2 for a usage mistake (malformed ARGS, a zero limit), 130 when interrupted.", host: true, run: pluginCall, flags: pluginCallFlagSet},
 	{name: "shell", args: "NAME", help: "Load a channel or memory plugin once and answer, in order, one stdout line per stdin line:\na WAVE call of a plugin function by its WIT name (store-entry(\"k\", \"v\", core, none)), answered with the\nWAVE result or error: …. Channels also take `inbound <WAVE host-inbound-message>` (answered `queued N`)\nand print every message their listen loop polls as `message <WAVE inbound-message>`.", host: true, run: pluginShell, flags: pluginRunFlagSet},
 	{name: "keygen", help: "Create an Ed25519 publisher key. The private key (PKCS#8 PEM) goes to --out, or to stdout without it;\nthe public key is printed as hex for publisher_key and trusted_publisher_keys.", run: pluginKeygen,
 		flags: func(fs *flag.FlagSet) {
@@ -442,17 +447,23 @@ func pluginRegistryHint(flagValue string) string {
 	return " --registry " + flagValue
 }
 
-func pluginInstall(e *pluginEnv, _ *flag.FlagSet, args []string) error {
-	return pluginInstallOrUpdate(e, args, false)
+func pluginInstall(e *pluginEnv, fs *flag.FlagSet, args []string) error {
+	return pluginInstallOrUpdate(e, fs, args, false)
 }
 
-func pluginUpdate(e *pluginEnv, _ *flag.FlagSet, args []string) error {
-	return pluginInstallOrUpdate(e, args, true)
+func pluginUpdate(e *pluginEnv, fs *flag.FlagSet, args []string) error {
+	return pluginInstallOrUpdate(e, fs, args, true)
 }
 
-func pluginInstallOrUpdate(e *pluginEnv, args []string, update bool) error {
+func pluginInstallOrUpdate(e *pluginEnv, fs *flag.FlagSet, args []string, update bool) error {
 	if err := pluginWantArgs(args, 1, "a SOURCE"); err != nil {
 		return err
+	}
+	if oci.IsRef(args[0]) {
+		return pluginInstallOCI(e, fs, args[0], update)
+	}
+	if fs.Lookup("manifest").Value.String() != "" {
+		return pluginUsageErrorf("--manifest applies to an oci:// source only")
 	}
 	h, _, cfgPath, opts, err := e.openHost()
 	if err != nil {
@@ -472,6 +483,12 @@ func pluginInstallOrUpdate(e *pluginEnv, args []string, update bool) error {
 	if err != nil {
 		return err
 	}
+	return pluginReportInstall(e, res, cfgPath, opts, verb)
+}
+
+// pluginReportInstall seeds the config file's entries for an installed plugin and reports the
+// install (verb is "Installed" or "Updated").
+func pluginReportInstall(e *pluginEnv, res *zeroclaw.InstallResult, cfgPath string, opts zeroclaw.Options, verb string) error {
 	p := res.Plugin
 	var seeded []string
 	var seedErrs []string
@@ -629,6 +646,10 @@ func pluginPrintInfo(w io.Writer, info zeroclaw.Info, mode signature.Mode) {
 		fmt.Fprintf(w, "Author:       %s\n", info.Author)
 	}
 	fmt.Fprintf(w, "Directory:    %s\n", info.Dir)
+	if info.Origin != nil {
+		fmt.Fprintf(w, "Source:       %s\n", info.Origin.Source)
+		fmt.Fprintf(w, "Digest:       %s\n", info.Origin.Digest)
+	}
 	switch {
 	case info.WasmPath == "":
 		fmt.Fprintf(w, "WASM:         (skill-only plugin)\n")

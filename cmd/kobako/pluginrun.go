@@ -16,10 +16,11 @@ import (
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/abi/wave"
+	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/zeroclaw"
 	"github.com/kobako/kobako/zeroclaw/instance"
 	"github.com/kobako/kobako/zeroclaw/manifest"
-	zcrt "github.com/kobako/kobako/zeroclaw/runtime"
+	"github.com/kobako/kobako/zeroclaw/runner"
 )
 
 // pluginRunFlags are the flags of call and shell.
@@ -31,6 +32,9 @@ type pluginRunFlags struct {
 	logFormat string
 	stdio     bool
 	snapshot  bool
+	// fuelProfile is --fuel-profile (plugin call only); cache the cache flags.
+	fuelProfile string
+	cache       *cacheFlags
 	// fuelSet and timeoutSet say the flag was given, so an explicit 0 is refused.
 	fuelSet, timeoutSet bool
 }
@@ -47,9 +51,19 @@ func pluginRunFlagSet(fs *flag.FlagSet) {
 	fs.StringVar(&f.logFormat, "log-format", "text", "plugin log lines on stderr: `FORMAT` text or json")
 	fs.BoolVar(&f.stdio, "stdio", false, "forward the guest's WASI stdout and stderr to stderr")
 	fs.BoolVar(&f.snapshot, "snapshot", false, "start instances from a snapshot taken after the plugin's initialization (same results and fuel; initialization, random numbers it read included, is shared)")
+	f.cache = addCacheFlags(fs)
 	pluginRunMu.Lock()
 	pluginRun[fs] = f
 	pluginRunMu.Unlock()
+}
+
+// pluginCallFlagSet is pluginRunFlagSet and --fuel-profile.
+func pluginCallFlagSet(fs *flag.FlagSet) {
+	pluginRunFlagSet(fs)
+	pluginRunMu.Lock()
+	f := pluginRun[fs]
+	pluginRunMu.Unlock()
+	fs.StringVar(&f.fuelProfile, "fuel-profile", "", "write where the execute's fuel went, by wasm function of the component's core modules and call stack, to `FILE` (pprof format: go tool pprof -http :8080 FILE)")
 }
 
 func pluginRunFlagsOf(fs *flag.FlagSet) *pluginRunFlags {
@@ -114,19 +128,33 @@ func logHandler(w io.Writer, format string) (slog.Handler, error) {
 	return nil, pluginUsageErrorf("--log-format %q: want text or json", format)
 }
 
-// openRuntime opens the host and a runtime with the flags applied over [plugins.limits].
-func (e *pluginEnv) openRuntime(f *pluginRunFlags) (*zeroclaw.Host, *zcrt.Runtime, error) {
+// openRuntime opens the host and a runtime with the flags applied over [plugins.limits], on an
+// engine of its own (closeRuntime closes both).
+func (e *pluginEnv) openRuntime(f *pluginRunFlags) (*zeroclaw.Host, *runner.Runner, *engine.Engine, error) {
 	h, cfg, _, _, err := e.openHost()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	eng, err := engine.New(e.ctx, engineConfig(f.cache.context(e.ctx), f.fuelProfile != ""))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rt, err := e.openRuntimeOn(f, h, cfg, eng)
+	if err != nil {
+		eng.Close(e.ctx)
+		return nil, nil, nil, err
+	}
+	return h, rt, eng, nil
+}
+
+func (e *pluginEnv) openRuntimeOn(f *pluginRunFlags, h *zeroclaw.Host, cfg *zeroclaw.Config, eng *engine.Engine) (*runner.Runner, error) {
 	pc := cfg.Plugins
 	if f.fuel > 0 {
 		pc.Limits.CallFuel = f.fuel
 	}
 	if f.timeout != 0 {
 		if f.timeout < time.Millisecond {
-			return nil, nil, pluginUsageErrorf("--timeout %v: want at least 1ms", f.timeout)
+			return nil, pluginUsageErrorf("--timeout %v: want at least 1ms", f.timeout)
 		}
 		pc.Limits.CallTimeoutMS = uint64(f.timeout.Milliseconds())
 	}
@@ -136,13 +164,13 @@ func (e *pluginEnv) openRuntime(f *pluginRunFlags) (*zeroclaw.Host, *zcrt.Runtim
 			err = fmt.Errorf("size %q: want 1 byte to 4GiB", f.maxMemory)
 		}
 		if err != nil {
-			return nil, nil, pluginUsageErrorf("--max-memory: %v", err)
+			return nil, pluginUsageErrorf("--max-memory: %v", err)
 		}
 		pc.Limits.MaxMemoryMB = (n + 1<<20 - 1) >> 20
 	}
 	lh, err := logHandler(e.stderr, f.logFormat)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// Refused wasi:http requests are logged as kobako run and kobako mcp log them (slog's
 	// time=… level=WARN), not through slog.Default's standard-log format.
@@ -150,21 +178,20 @@ func (e *pluginEnv) openRuntime(f *pluginRunFlags) (*zeroclaw.Host, *zcrt.Runtim
 	if f.logFormat == "json" {
 		eh = slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})
 	}
-	opts := zcrt.Options{Host: h, Config: &pc, Log: lh, EgressLog: eh, Snapshot: f.snapshot}
+	opts := runner.Options{Host: h, Config: &pc, Log: lh, EgressLog: eh, Snapshot: f.snapshot, Engine: eng}
 	if f.stdio {
 		opts.Stdout, opts.Stderr = e.stderr, e.stderr
 	}
-	rt, err := zcrt.Open(e.ctx, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return h, rt, nil
+	return runner.Open(e.ctx, opts)
 }
 
-func closeRuntime(ctx context.Context, rt *zcrt.Runtime) {
+func closeRuntime(ctx context.Context, rt *runner.Runner, eng *engine.Engine) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	_ = rt.Close(cctx)
+	if eng != nil { // nil: the runtime made its own
+		_ = eng.Close(cctx)
+	}
 }
 
 // pluginScope admits the plugin's capability under the --binding flag with every requested
@@ -193,6 +220,13 @@ func pluginCall(e *pluginEnv, fs *flag.FlagSet, args []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
+	var prof *engine.FuelProfile
+	if f.fuelProfile != "" {
+		if err := checkProfilePath(f.fuelProfile); err != nil {
+			return pluginUsageErrorf("%v", err)
+		}
+		prof = engine.NewFuelProfile()
+	}
 	// ARGS first: a typo must not wait for the plugin to load, nor read as the plugin's fault.
 	callArgs, err := readArgs(e.ctx, args[1], e.stdin)
 	switch {
@@ -201,11 +235,11 @@ func pluginCall(e *pluginEnv, fs *flag.FlagSet, args []string) error {
 	case err != nil:
 		return pluginUsageErrorf("%v", err)
 	}
-	h, rt, err := e.openRuntime(f)
+	h, rt, eng, err := e.openRuntime(f)
 	if err != nil {
 		return err
 	}
-	defer closeRuntime(e.ctx, rt)
+	defer closeRuntime(e.ctx, rt, eng)
 	p, scope, err := pluginScope(h, args[0], manifest.CapabilityTool, f.binding)
 	if err != nil {
 		return err
@@ -214,7 +248,17 @@ func pluginCall(e *pluginEnv, fs *flag.FlagSet, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := tool.Execute(e.ctx, callArgs)
+	callCtx := e.ctx
+	if prof != nil {
+		callCtx = engine.WithFuelListener(callCtx, prof) // the execute only: loading's fuel is not the tool's
+	}
+	res, err := tool.Execute(callCtx, callArgs)
+	if prof != nil {
+		// Written whatever the end: an execute that trapped or ran out of fuel is what one profiles.
+		if perr := writeFuelProfile(prof, f.fuelProfile); perr != nil {
+			fmt.Fprintf(e.stderr, "error: %v\n", perr)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -241,11 +285,11 @@ func pluginShell(e *pluginEnv, fs *flag.FlagSet, args []string) error {
 	if err := f.check(); err != nil {
 		return err
 	}
-	h, rt, err := e.openRuntime(f)
+	h, rt, eng, err := e.openRuntime(f)
 	if err != nil {
 		return err
 	}
-	defer closeRuntime(e.ctx, rt)
+	defer closeRuntime(e.ctx, rt, eng)
 	p, err := h.Lookup(args[0])
 	if err != nil {
 		return err
@@ -257,7 +301,7 @@ func pluginShell(e *pluginEnv, fs *flag.FlagSet, args []string) error {
 		if err != nil {
 			return err
 		}
-		c, err := rt.ChannelWithScope(e.ctx, p, scope, zcrt.ChannelOptions{})
+		c, err := rt.ChannelWithScope(e.ctx, p, scope, runner.ChannelOptions{})
 		if err != nil {
 			return err
 		}
@@ -308,16 +352,16 @@ func shellCall(ctx context.Context, inv invoker, line string) string {
 }
 
 // channelShell runs the listen loop while answering stdin, then drains at end of input.
-func channelShell(ctx context.Context, c *zcrt.Channel, in io.Reader, out *lineWriter) error {
+func channelShell(ctx context.Context, c *runner.Channel, in io.Reader, out *lineWriter) error {
 	msgT, err := c.MessageType(ctx)
 	if err != nil {
 		return err
 	}
-	msgCodec, err := abi.NewCodec(reflect.TypeFor[zcrt.InboundMessage](), msgT)
+	msgCodec, err := abi.NewCodec(reflect.TypeFor[runner.InboundMessage](), msgT)
 	if err != nil {
 		return err
 	}
-	printMsg := func(m zcrt.InboundMessage) {
+	printMsg := func(m runner.InboundMessage) {
 		v, err := msgCodec.ToValue(m)
 		if err != nil {
 			out.println("error: " + err.Error())
@@ -325,8 +369,8 @@ func channelShell(ctx context.Context, c *zcrt.Channel, in io.Reader, out *lineW
 		}
 		out.println("message " + wave.FormatValue(msgT, v))
 	}
-	hostT := zcrt.HostInboundMessageType()
-	hostCodec, err := abi.NewCodec(reflect.TypeFor[zcrt.HostInboundMessage](), hostT)
+	hostT := runner.HostInboundMessageType()
+	hostCodec, err := abi.NewCodec(reflect.TypeFor[runner.HostInboundMessage](), hostT)
 	if err != nil {
 		return err
 	}
@@ -337,7 +381,7 @@ func channelShell(ctx context.Context, c *zcrt.Channel, in io.Reader, out *lineW
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		backoff := zcrt.PollBackoffMin
+		backoff := runner.PollBackoffMin
 		for lctx.Err() == nil {
 			m, err := c.Poll(ctx)
 			switch {
@@ -347,7 +391,7 @@ func channelShell(ctx context.Context, c *zcrt.Channel, in io.Reader, out *lineW
 				}
 			case m != nil:
 				printMsg(*m)
-				backoff = zcrt.PollBackoffMin
+				backoff = runner.PollBackoffMin
 				continue
 			}
 			t := time.NewTimer(backoff)
@@ -356,7 +400,7 @@ func channelShell(ctx context.Context, c *zcrt.Channel, in io.Reader, out *lineW
 			case <-lctx.Done():
 				t.Stop()
 			}
-			backoff = min(backoff*2, zcrt.PollBackoffMax)
+			backoff = min(backoff*2, runner.PollBackoffMax)
 		}
 	}()
 	err = shellLines(ctx, in, out, func(line string) string {
@@ -368,7 +412,7 @@ func channelShell(ctx context.Context, c *zcrt.Channel, in io.Reader, out *lineW
 		if err != nil {
 			return "error: " + err.Error()
 		}
-		var m zcrt.HostInboundMessage
+		var m runner.HostInboundMessage
 		if err := hostCodec.FromValue(v, &m); err != nil {
 			return "error: " + err.Error()
 		}
@@ -516,11 +560,11 @@ func (l *lineWriter) println(s string) {
 // capability flags.
 func pluginWorldInfo(ctx context.Context, h *zeroclaw.Host, p *zeroclaw.Plugin) (map[string]any, error) {
 	cfg := zeroclaw.DefaultConfig().Plugins
-	rt, err := zcrt.Open(ctx, zcrt.Options{Host: h, Config: &cfg})
+	rt, err := runner.Open(ctx, runner.Options{Host: h, Config: &cfg})
 	if err != nil {
 		return nil, err
 	}
-	defer closeRuntime(ctx, rt)
+	defer closeRuntime(ctx, rt, nil)
 	info := map[string]any{}
 	var errs []error
 	if p.Manifest.HasCapability(manifest.CapabilityTool) {
@@ -531,7 +575,7 @@ func pluginWorldInfo(ctx context.Context, h *zeroclaw.Host, p *zeroclaw.Plugin) 
 		}
 	}
 	if p.Manifest.HasCapability(manifest.CapabilityChannel) {
-		if c, err := rt.Channel(ctx, p.Name(), p.Name(), zcrt.ChannelOptions{}); err != nil {
+		if c, err := rt.Channel(ctx, p.Name(), p.Name(), runner.ChannelOptions{}); err != nil {
 			errs = append(errs, err)
 		} else {
 			info["channel"] = map[string]any{"name": c.Name(), "capabilities": c.Capabilities().Labels(), "configure": map[bool]string{true: "configure() (seed)", false: "configure(config: string) (v0)"}[c.Seed()]}

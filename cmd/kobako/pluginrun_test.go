@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/kobako/kobako/internal/race"
-	zcrt "github.com/kobako/kobako/zeroclaw/runtime"
+	"github.com/kobako/kobako/zeroclaw/runner"
 )
 
-// pluginRunSetup installs runtime fixtures (from zeroclaw/runtime/testdata) into a fresh plugins
+// pluginRunSetup installs runtime fixtures (from zeroclaw/runner/testdata) into a fresh plugins
 // directory and returns the --config flag pointing at a config file for it.
 func pluginRunSetup(t *testing.T, extraConfig string) []string {
 	t.Helper()
@@ -29,7 +29,7 @@ func pluginRunSetup(t *testing.T, extraConfig string) []string {
 		{"mem", "memory", "memory.wasm", ""},
 	}
 	for _, p := range plugins {
-		wasm, err := os.ReadFile(filepath.Join("..", "..", "zeroclaw", "runtime", "testdata", p.wasm))
+		wasm, err := os.ReadFile(filepath.Join("..", "..", "zeroclaw", "runner", "testdata", p.wasm))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,8 +167,8 @@ func TestPluginCall_TrapShowsGuestStderr(t *testing.T) {
 	if r.code != 1 || !ok || !strings.HasPrefix(head, "error: tool.execute trapped: ") || !strings.Contains(tail, "runtime.") {
 		t.Fatalf("code %d, stderr %.600q", r.code, r.stderr)
 	}
-	if len(tail) > zcrt.StderrTailBytes+1 {
-		t.Errorf("stderr tail of %d bytes, want at most %d", len(tail), zcrt.StderrTailBytes+1)
+	if len(tail) > runner.StderrTailBytes+1 {
+		t.Errorf("stderr tail of %d bytes, want at most %d", len(tail), runner.StderrTailBytes+1)
 	}
 	if strings.Count(r.stderr, "error: tool.execute") != 1 {
 		t.Errorf("want one error line, got %.600q", r.stderr)

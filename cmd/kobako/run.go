@@ -100,7 +100,7 @@ interrupted.
 func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newCommand("kobako run", runUsage, stdout, stderr)
 	limits := engine.DefaultLimits()
-	fuel := fs.Uint64("fuel", limits.Fuel, "fuel for the run: `N` wasm instructions")
+	fuel := fs.Uint64("fuel", limits.Fuel, "fuel for the run: `N` wasm instructions; 0 runs the module unmetered, bounded by --timeout alone")
 	timeout := fs.Duration("timeout", limits.Deadline, "wall-clock deadline for the run, a `DURATION` such as 30s or 2m")
 	maxMem := sizeFlag(limits.MemoryBytes)
 	fs.Var(&maxMem, "max-memory", "largest size of each linear memory, a `SIZE` such as 256MiB or 1GiB")
@@ -118,11 +118,21 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	httpCA := fs.String("http-ca", "", "components: PEM `FILE` of the certificate authorities wasi:http trusts instead of the system's (for local testing)")
 	stats := fs.Bool("stats", false, "print one JSON object with fuel consumed, wall time and peak memory on stderr at exit")
 	fuelProfile := fs.String("fuel-profile", "", "write where the fuel went, by wasm function and call stack, to `FILE` (pprof format: go tool pprof -http :8080 FILE)")
+	cache := addCacheFlags(fs.FlagSet)
 	rest, code := fs.parse(args, false)
 	if code >= 0 {
 		return code
 	}
+	ctx = cache.context(ctx)
 	limits.Fuel, limits.Deadline, limits.MemoryBytes = *fuel, *timeout, uint64(maxMem)
+	if *fuel == 0 {
+		// Unlike the other limits, and unlike --fuel of the commands that call packages, a 0
+		// here asks for something: a run without fuel (engine.Unmetered).
+		if *fuelProfile != "" {
+			return fs.usageErr("--fuel-profile needs fuel: an unmetered run (--fuel 0) counts none")
+		}
+		limits.Fuel = engine.Unmetered
+	}
 	if *maxTable > math.MaxUint32 {
 		return fs.usageErr("--max-table-elements %d: more than %d", *maxTable, uint32(math.MaxUint32))
 	}
@@ -148,7 +158,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		name, wasmBytes, guestArgs = rest[0], b, rest
 	}
-	cfg := preview1.Config{Args: guestArgs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	cfg := wasi.Config{Args: guestArgs, Stdin: stdin, Stdout: stdout, Stderr: stderr}
 	if *deterministic {
 		cfg.Clock = wasi.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Millisecond)
 		cfg.Random = rand.NewChaCha8([32]byte{'k', 'o', 'b', 'a', 'k', 'o'})
@@ -243,7 +253,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 // cfg gives a preview 1 command. A non-zero exit status comes back as *engine.ExitError, as for
 // core modules. With trapUnknown, imports the WASI host does not provide trap when called
 // (component.Linker.DefineUnknownImportsAsTraps).
-func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, hc preview2.HTTPConfig, limits engine.Limits, trapUnknown bool) (runStats, error) {
+func runComponent(ctx context.Context, wasmBytes []byte, cfg wasi.Config, hc wasi.HTTPConfig, limits engine.Limits, trapUnknown bool) (runStats, error) {
 	var st runStats
 	e, err := newEngine(ctx)
 	if err != nil {
@@ -265,7 +275,7 @@ func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, hc
 	}
 	defer s.Close(ctx)
 	var code uint32
-	p2 := preview2Config(cfg)
+	p2 := cfg // one Config for both previews: only wasi:http is preview 2's own
 	p2.HTTP = hc
 	if trapUnknown {
 		code, err = runTrapping(ctx, s, cc, p2)
@@ -281,7 +291,7 @@ func runComponent(ctx context.Context, wasmBytes []byte, cfg preview1.Config, hc
 }
 
 // runTrapping is preview2.RunComponent with a linker whose unknown imports trap.
-func runTrapping(ctx context.Context, s *engine.Store, cc *component.Component, cfg preview2.Config) (uint32, error) {
+func runTrapping(ctx context.Context, s *engine.Store, cc *component.Component, cfg wasi.Config) (uint32, error) {
 	l, err := wasiLinker(cc, true)
 	if err != nil {
 		return 0, err
@@ -308,35 +318,28 @@ func wasiLinker(cc *component.Component, trapUnknown bool) (*component.Linker, e
 	return l, nil
 }
 
-func preview2Config(c preview1.Config) preview2.Config {
-	p := preview2.Config{Args: c.Args, Env: c.Env, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr,
-		Clock: c.Clock, Random: c.Random, WriteBudget: c.WriteBudget, MaxWriteSize: c.MaxWriteSize, Budget: c.Budget,
-		Preopens: c.Preopens}
-	return p
-}
-
 // httpConfig builds the wasi:http sender kobako run gives components: the egress policy with
 // the --allow-host patterns (none: every request is denied), private addresses only with
 // --allow-private, and the --http-ca roots. Refusals are logged on stderr.
-func httpConfig(hosts []string, allowPrivate bool, caFile string, stderr io.Writer) (preview2.HTTPConfig, error) {
+func httpConfig(hosts []string, allowPrivate bool, caFile string, stderr io.Writer) (wasi.HTTPConfig, error) {
 	pol, err := egress.NewPolicy(egress.PolicyConfig{AllowHosts: hosts})
 	if err != nil {
-		return preview2.HTTPConfig{}, fmt.Errorf("--allow-host: %w", err)
+		return wasi.HTTPConfig{}, fmt.Errorf("--allow-host: %w", err)
 	}
 	opts := egress.Options{AllowPrivate: allowPrivate}
 	if caFile != "" {
 		pem, err := os.ReadFile(caFile)
 		if err != nil {
-			return preview2.HTTPConfig{}, fmt.Errorf("--http-ca: %w", err)
+			return wasi.HTTPConfig{}, fmt.Errorf("--http-ca: %w", err)
 		}
 		opts.RootCAs = x509.NewCertPool()
 		if !opts.RootCAs.AppendCertsFromPEM(pem) {
-			return preview2.HTTPConfig{}, fmt.Errorf("--http-ca %s: no PEM certificate in it", caFile)
+			return wasi.HTTPConfig{}, fmt.Errorf("--http-ca %s: no PEM certificate in it", caFile)
 		}
 	}
 	s := httpegress.New(httpegress.Config{Policy: pol, Client: egress.NewClient(opts),
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	return preview2.HTTPConfig{Send: s.Send}, nil
+	return wasi.HTTPConfig{Send: s.Send}, nil
 }
 
 // packageHint says what to run instead when name is not a module but a package: a zip (b starts
@@ -373,7 +376,7 @@ func describeTrap(t *engine.Trap) string {
 	return msg
 }
 
-func runWASI(ctx context.Context, wasmBytes []byte, cfg preview1.Config, limits engine.Limits) (runStats, error) {
+func runWASI(ctx context.Context, wasmBytes []byte, cfg wasi.Config, limits engine.Limits) (runStats, error) {
 	var st runStats
 	e, err := newEngine(ctx)
 	if err != nil {

@@ -42,6 +42,30 @@ func TestSmoke(t *testing.T) {
 // count exactly this.
 const exampleFuel = 2376047
 
+// TestRunUnmetered: --fuel 0 runs the example without fuel: the same output, no fuel counted.
+func TestRunUnmetered(t *testing.T) {
+	code, out, errs := runCLI(t, "run", "--fuel", "0", "--deterministic", "--stats")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	_, metered, _ := runCLI(t, "run", "--deterministic")
+	if out != metered || out == "" {
+		t.Errorf("stdout %q, metered %q", out, metered)
+	}
+	var st runStats
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.FuelConsumed != 0 || st.ExitCode != 0 || st.PeakMemoryBytes == 0 {
+		t.Errorf("stats %+v", st)
+	}
+	code, out, _ = runCLI(t, "run", "--fuel", "0", "--invoke", "fib(20)", "../../engine/testdata/fib.wasm")
+	if code != 0 || strings.TrimSpace(out) != "6765" {
+		t.Errorf("--invoke fib(20): exit %d, stdout %q", code, out)
+	}
+}
+
 func TestSmokeDeterministicFuel(t *testing.T) {
 	var fuel []uint64
 	for i := 0; i < 2; i++ {
@@ -73,7 +97,9 @@ func TestRunLimits_Errors(t *testing.T) {
 		{[]string{"run", "--max-memory", "lots"}, exitUsage, "error: invalid value \"lots\" for --max-memory: size \"lots\": want a number"},
 		{[]string{"run", "--max-table-elements", "0"}, exitUsage, "table"},
 		{[]string{"run", "--max-table-elements", "99999999999"}, exitUsage, "max-table-elements"},
-		{[]string{"run", "--fuel", "0"}, exitUsage, "fuel 0 out of range"},
+		{[]string{"run", "--fuel", "0", "--fuel-profile", "x.pprof"}, exitUsage, "--fuel-profile needs fuel"},
+		{[]string{"run", "--fuel", "0", "--timeout", "100ms", "--invoke", "spin()", "../../engine/testdata/spin.wasm"}, exitTrap, "deadline exceeded"},
+		{[]string{"run", "--fuel", "0", "--timeout", "100ms", "--invoke", "fib(60)", "../../engine/testdata/fib.wasm"}, exitTrap, "deadline exceeded"},
 		{[]string{"run", "--timeout", "0"}, exitUsage, "--timeout 0s: want a positive duration"},
 		{[]string{"run", "--timeout", "-1s"}, exitUsage, "deadline -1s must be positive"},
 		{[]string{"run", "--max-memory", "0"}, exitUsage, "--max-memory 0: want at least one byte"},

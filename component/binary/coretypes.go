@@ -3,44 +3,25 @@ package binary
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kobako/kobako/abi"
 )
 
-// CoreValType is a core WebAssembly value type, as its byte in the binary format (so it converts
-// to the engine's ValueType, which uses the same bytes, without a table).
-type CoreValType byte
+// CoreValType is a core WebAssembly value type, as its byte in the binary format: abi.CoreType,
+// the module's one definition, which engine.ValueType also is.
+type CoreValType = abi.CoreType
 
 // The core value types kobako's components may use. Typed function references and GC types are
 // refused by the decoder.
 const (
-	CoreI32       CoreValType = 0x7f
-	CoreI64       CoreValType = 0x7e
-	CoreF32       CoreValType = 0x7d
-	CoreF64       CoreValType = 0x7c
-	CoreV128      CoreValType = 0x7b
-	CoreFuncRef   CoreValType = 0x70
-	CoreExternRef CoreValType = 0x6f
+	CoreI32       = abi.CoreI32
+	CoreI64       = abi.CoreI64
+	CoreF32       = abi.CoreF32
+	CoreF64       = abi.CoreF64
+	CoreV128      = abi.CoreV128
+	CoreFuncRef   = abi.CoreFuncRef
+	CoreExternRef = abi.CoreExternRef
 )
-
-// String returns the type's text format name, such as "i32".
-func (t CoreValType) String() string {
-	switch t {
-	case CoreI32:
-		return "i32"
-	case CoreI64:
-		return "i64"
-	case CoreF32:
-		return "f32"
-	case CoreF64:
-		return "f64"
-	case CoreV128:
-		return "v128"
-	case CoreFuncRef:
-		return "funcref"
-	case CoreExternRef:
-		return "externref"
-	}
-	return fmt.Sprintf("valtype(0x%02x)", byte(t))
-}
 
 // CoreType is an entry of a core type index space: *CoreFuncType or *ModuleType.
 type CoreType interface {
@@ -114,34 +95,18 @@ type CoreGlobalType struct {
 	Mutable bool
 }
 
-// CoreExternKind is the kind of a core import or export, with its binary encoding.
-type CoreExternKind byte
+// CoreExternKind is the kind of a core import or export, with its binary encoding:
+// abi.CoreExternKind, the module's one definition, which engine.ExternKind also is.
+type CoreExternKind = abi.CoreExternKind
 
 // The core extern kinds.
 const (
-	CoreExternFunc   CoreExternKind = 0x00
-	CoreExternTable  CoreExternKind = 0x01
-	CoreExternMemory CoreExternKind = 0x02
-	CoreExternGlobal CoreExternKind = 0x03
-	CoreExternTag    CoreExternKind = 0x04
+	CoreExternFunc   = abi.CoreExternFunc
+	CoreExternTable  = abi.CoreExternTable
+	CoreExternMemory = abi.CoreExternMemory
+	CoreExternGlobal = abi.CoreExternGlobal
+	CoreExternTag    = abi.CoreExternTag
 )
-
-// String returns "func", "table", "memory", "global" or "tag".
-func (k CoreExternKind) String() string {
-	switch k {
-	case CoreExternFunc:
-		return "func"
-	case CoreExternTable:
-		return "table"
-	case CoreExternMemory:
-		return "memory"
-	case CoreExternGlobal:
-		return "global"
-	case CoreExternTag:
-		return "tag"
-	}
-	return fmt.Sprintf("extern(0x%02x)", byte(k))
-}
 
 // CoreExternType is the type of a core import or export. The field matching Kind is set.
 type CoreExternType struct {

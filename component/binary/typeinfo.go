@@ -352,18 +352,16 @@ func (t *FuncType) coreSignature(lift bool) (*CoreFuncType, error) {
 		c = abi.CanonLift
 	}
 	sig := ft.CoreSignature(c)
-	return &CoreFuncType{Params: coreValTypes(sig.Params), Results: coreValTypes(sig.Results)}, nil
+	// abi's flat types are core value types (CoreValType is abi.CoreType): no conversion.
+	return &CoreFuncType{Params: nonNil(sig.Params), Results: nonNil(sig.Results)}, nil
 }
 
-// abiCore maps abi's flat types to core value types.
-var abiCore = map[abi.CoreType]CoreValType{abi.CoreI32: CoreI32, abi.CoreI64: CoreI64, abi.CoreF32: CoreF32, abi.CoreF64: CoreF64}
-
-func coreValTypes(ts []abi.CoreType) []CoreValType {
-	out := make([]CoreValType, len(ts))
-	for i, t := range ts {
-		out[i] = abiCore[t]
+// nonNil returns ts, or an empty slice for nil: a signature's lists are never nil.
+func nonNil(ts []CoreValType) []CoreValType {
+	if ts == nil {
+		return []CoreValType{}
 	}
-	return out
+	return ts
 }
 
 func (t *FuncType) flatOver() (params, results bool) {

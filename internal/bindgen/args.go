@@ -1,6 +1,7 @@
 package bindgen
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -94,4 +95,49 @@ func Main(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return os.WriteFile(out, src, 0o644)
+}
+
+// ErrStale reports generated bindings that differ from what their go:generate line makes now.
+var ErrStale = errors.New("generated bindings are stale")
+
+// CheckGenerated regenerates, in memory, the file that the kobako-bindgen go:generate line of
+// doc.go in the current directory writes, and compares it with the file on disk: the CI's drift
+// check for checked-in bindings, run by a test of their package (go test runs in the package's
+// directory, as go generate does). It returns an error wrapping ErrStale naming the file when
+// they differ.
+func CheckGenerated() error {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		return fmt.Errorf("bindgen: %w", err)
+	}
+	var args []string
+	for _, line := range strings.Split(string(doc), "\n") {
+		if cmd, ok := strings.CutPrefix(line, "//go:generate "); ok {
+			if f := strings.Fields(cmd); len(f) > 3 && f[0] == "go" && strings.HasSuffix(f[2], "kobako-bindgen") {
+				args = f[3:]
+			}
+		}
+	}
+	if args == nil {
+		return errors.New("bindgen: doc.go has no go:generate line running kobako-bindgen")
+	}
+	cfg, out, err := ParseArgs(args, io.Discard)
+	if err != nil {
+		return fmt.Errorf("bindgen: doc.go: %w", err)
+	}
+	if err := LoadSources(&cfg); err != nil {
+		return err
+	}
+	got, err := Generate(cfg)
+	if err != nil {
+		return err
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		return fmt.Errorf("bindgen: %w", err)
+	}
+	if !bytes.Equal(got, want) {
+		return fmt.Errorf("bindgen: %w: %s differs from what go generate makes now; run it", ErrStale, out)
+	}
+	return nil
 }

@@ -78,7 +78,7 @@ func Generate(cfg Config) ([]byte, error) {
 	if !token.IsIdentifier(cfg.Package) {
 		return nil, fmt.Errorf("bindgen: package name %q is not a Go identifier", cfg.Package)
 	}
-	g := &gen{cfg: cfg, decls: map[string]string{}, typeNames: map[*wit.TypeDef]string{}, byGoName: map[string]string{}}
+	g := &gen{cfg: cfg, decls: map[string]string{}, typeNames: map[*wit.TypeDef]string{}, byGoName: map[string]string{}, nameOf: map[string]string{}}
 	for _, src := range cfg.Sources {
 		if len(src.Worlds) == 0 {
 			return nil, fmt.Errorf("bindgen: %s: %w: no world named", src.Label, ErrWorld)
@@ -155,7 +155,54 @@ type gen struct {
 	decls     map[string]string // key → Go source
 	order     []string
 	typeNames map[*wit.TypeDef]string
-	byGoName  map[string]string // Go name → key that declared it
+	byGoName  map[string]string // Go name → key that declared or claimed it
+	nameOf    map[string]string // key → the Go name it claimed
+}
+
+// qualifiers are the prefixes that make a name of WIT package p (and of its interface or world
+// owner, when not empty) unique, shortest first: the owner, then the package, the namespace and
+// the version.
+func qualifiers(p *wit.Package, owner string) []string {
+	var q []string
+	prefix := ""
+	if owner != "" {
+		prefix = component.GoName(owner)
+		q = append(q, prefix)
+	}
+	if p == nil {
+		return q
+	}
+	prefix = component.GoName(p.Name.Package) + prefix
+	q = append(q, prefix)
+	prefix = component.GoName(p.Name.Namespace) + prefix
+	q = append(q, prefix)
+	if p.Name.Version != nil {
+		q = append(q, prefix+"V"+strings.NewReplacer(".", "_", "-", "_", "+", "_").Replace(p.Name.Version.String()))
+	}
+	return q
+}
+
+// claim gives key a Go name: base if no other key has it, else base behind the first of quals
+// that makes it unique. A key keeps the name it claimed first, so a type shared by two worlds
+// or two WIT graphs has one name.
+func (g *gen) claim(key, base string, quals []string) string {
+	if n, ok := g.nameOf[key]; ok {
+		return n
+	}
+	name := base
+	for i := 0; ; i++ {
+		if other, ok := g.byGoName[name]; !ok || other == key {
+			break
+		}
+		if i < len(quals) {
+			name = quals[i] + base
+		} else {
+			name = fmt.Sprintf("%s%d", base, i-len(quals)+2)
+		}
+	}
+	g.nameOf[key] = name
+	g.byGoName[name] = key
+	return name
 }
 
 func (g *gen) uses(prefix string) bool {
@@ -340,7 +387,9 @@ func (g *gen) importIface(i *wit.Interface) error {
 		return fmt.Errorf("%w: an anonymous imported interface", ErrUnsupported)
 	}
 	name := ifaceName(i)
-	goName := component.GoName(*i.Name)
+	// wasi:io/error has a resource named error: the interface, met after its types, is then
+	// IoError.
+	goName := g.claim("import "+name, component.GoName(*i.Name), qualifiers(i.Package, ""))
 	var b strings.Builder
 	fmt.Fprintf(&b, "// %s is the host side of WIT interface\n// %s:\n// Define%s serves it on a component.Linker. An error a method returns\n// traps the guest that called it.\n", goName, name, goName)
 	b.WriteString(docs(i.Docs, "", true))
@@ -513,6 +562,9 @@ func (g *gen) exports(w *wit.World, goWorld string) error {
 				return err
 			}
 		}
+	}
+	if fields.Len() == 0 && len(roots) == 0 {
+		return nil // a world of imports only (a host's): nothing to prepare
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "// %s holds the exports of WIT world %s,\n// prepared once on a component.InstancePre:\n", pre, w.Name)

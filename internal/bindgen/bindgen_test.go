@@ -124,3 +124,28 @@ func TestParseArgs_Errors(t *testing.T) {
 		t.Fatal("Generate accepted package name 1x")
 	}
 }
+
+// TestGenerate_QualifiedNames: WIT names that would make one Go name are told apart by their
+// interface, then their package, and a type shared through `use` keeps its one name.
+func TestGenerate_QualifiedNames(t *testing.T) {
+	got, err := generate(t, "-wit", "testdata/clash.wit", "-world", "clash", "-pkg", "clash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"type Error struct{}",         // wasi:io/error's shape: the resource is met first
+		"type ClashError interface {", // then its interface, qualified by the package
+		"func DefineClashError(l *component.Linker, impl ClashError) error",
+		"type ErrorCode uint8",    // files' error-code, met first
+		"type NetErrorCode uint8", // net's, qualified by its interface
+		"Stat(ctx context.Context, c *component.Caller, path string) (abi.Result[uint64, ErrorCode], error)",
+		"CodeOf(ctx context.Context, c *component.Caller, e abi.Borrow[Error]) (*NetErrorCode, error)",
+	} {
+		if !bytes.Contains(got, []byte(want)) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", got)
+	}
+}

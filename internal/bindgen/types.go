@@ -176,14 +176,20 @@ func (g *gen) named(td *wit.TypeDef) (string, error) {
 		g.typeNames[td] = n
 		return n, err
 	}
-	goName := component.GoName(*td.Name)
 	key := typeKey(td)
-	if other, ok := g.byGoName[goName]; ok && other != key {
-		// Another interface has a type of this name: qualify this one by its interface.
-		if o, ok := td.Owner.(*wit.Interface); ok && o.Name != nil {
-			goName = component.GoName(*o.Name) + goName
+	// Two interfaces may both have a type of one name (error-code in wasi:filesystem/types,
+	// wasi:sockets/network and wasi:http/types): the one met later is qualified by its
+	// interface, then its package, as far as it takes to be unique.
+	var quals []string
+	switch o := td.Owner.(type) {
+	case *wit.Interface:
+		if o.Name != nil {
+			quals = qualifiers(o.Package, *o.Name)
 		}
+	case *wit.World:
+		quals = qualifiers(o.Package, o.Name)
 	}
+	goName := g.claim(key, component.GoName(*td.Name), quals)
 	g.typeNames[td] = goName // before the body, for recursion through handles
 	src, err := g.declaration(td, goName)
 	if err != nil {

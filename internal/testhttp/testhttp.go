@@ -4,7 +4,7 @@
 // the server and dial every checked address to it. The address rules therefore stay fully in
 // force while every request ends at the loopback server.
 //
-// Only _test.go files import it (wasi/preview2/httpegress, zeroclaw/runtime).
+// Only _test.go files import it (wasi/preview2/httpegress, zeroclaw/runner).
 package testhttp
 
 import (

@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"fmt"
+	"strings"
 )
 
 // InstrumentOptions configures Instrument.
@@ -34,6 +35,13 @@ type InstrumentOptions struct {
 	// wazero links no module by it. A module that imports from both "" and EmptyModule is
 	// refused, since the two would become one.
 	EmptyModule string
+	// StatePrefix, when not empty, also exports every defined mutable global and every defined
+	// memory under the names SnapshotGlobalExport and SnapshotMemoryExport give (their indices
+	// as the module declares them, before the fuel import moves the globals), so that a host can
+	// read an instance's state after initialization without compiling a second, capture-ready
+	// copy of the module. A module that already exports a name starting with StatePrefix gets
+	// none. The host must keep other modules from importing them.
+	StatePrefix string
 }
 
 // Instrument returns a copy of the module's binary rewritten for fuel metering:
@@ -140,6 +148,8 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 	// stays last, where tools (and wazero, which reads a name subsection's declared size past the
 	// end of a malformed one) expect it.
 	typeDone, importDone := !w.addType, false
+	// An export section is created only for state exports.
+	exportDone := len(w.stateExports()) == 0
 	tail := len(m.sections)
 	for tail > 0 && m.sections[tail-1].id == secCustom {
 		tail--
@@ -153,6 +163,12 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 		if !importDone && later && (i == tail || sectionRank[s.id] > sectionRank[secImport]) {
 			out = appendSection(out, secImport, w.importSection(nil))
 			importDone = true
+		}
+		if !exportDone && later && (i == tail || s.id == secExport || sectionRank[s.id] > sectionRank[secExport]) {
+			if s.id != secExport {
+				out = appendSection(out, secExport, w.exportSection())
+			}
+			exportDone = true
 		}
 		payload := m.raw[s.payloadStart:s.end]
 		var p []byte
@@ -198,6 +214,9 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 	}
 	if !importDone {
 		out = appendSection(out, secImport, w.importSection(nil))
+	}
+	if !exportDone {
+		out = appendSection(out, secExport, w.exportSection())
 	}
 	m.Tables = tables
 	if debugOutputSize != nil {
@@ -573,7 +592,17 @@ func (w *rewriter) exportSection() []byte {
 			w.m.EntryCharges[e.Name] = w.entryCost[e.Index-w.m.NumImportedFuncs]
 		}
 	}
-	p := appendU32(nil, uint32(len(w.m.Exports)+len(direct)))
+	state := w.stateExports()
+	p := appendU32(nil, uint32(len(w.m.Exports)+len(direct)+len(state)))
+	for _, e := range state {
+		p = appendName(p, e.Name)
+		p = append(p, byte(e.Kind))
+		idx := e.Index
+		if e.Kind == ExternGlobal {
+			idx = w.sh.globalIdx(idx)
+		}
+		p = appendU32(p, idx)
+	}
 	for _, e := range direct {
 		p = appendName(p, e.Name)
 		p = append(p, byte(ExternFunc))
@@ -592,6 +621,32 @@ func (w *rewriter) exportSection() []byte {
 		p = appendU32(p, idx)
 	}
 	return p
+}
+
+// stateExports lists the exports InstrumentOptions.StatePrefix adds: none without the option, or
+// when the module already exports a name with the prefix.
+func (w *rewriter) stateExports() []Export {
+	prefix := w.opt.StatePrefix
+	if prefix == "" {
+		return nil
+	}
+	for _, ex := range w.m.Exports {
+		if strings.HasPrefix(ex.Name, prefix) {
+			return nil
+		}
+	}
+	var out []Export
+	for i, g := range w.m.Globals {
+		if g.Type.Mutable {
+			idx := w.m.NumImportedGlobals + uint32(i)
+			out = append(out, Export{Name: SnapshotGlobalExport(prefix, idx), Kind: ExternGlobal, Index: idx})
+		}
+	}
+	for i := range w.m.Memories {
+		idx := uint32(len(w.m.ImportedMemories) + i)
+		out = append(out, Export{Name: SnapshotMemoryExport(prefix, idx), Kind: ExternMemory, Index: idx})
+	}
+	return out
 }
 
 func (w *rewriter) elementSection(p []byte) ([]byte, error) {

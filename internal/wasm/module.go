@@ -1,74 +1,40 @@
 package wasm
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/kobako/kobako/abi"
 )
 
-// ExternKind is the kind of an import or export, with the binary format's values.
-type ExternKind byte
+// ExternKind is the kind of an import or export, with the binary format's values:
+// abi.CoreExternKind, the module's one definition (public, so that engine and component/binary
+// can expose it).
+type ExternKind = abi.CoreExternKind
 
 // External kinds.
 const (
-	ExternFunc   ExternKind = 0x00
-	ExternTable  ExternKind = 0x01
-	ExternMemory ExternKind = 0x02
-	ExternGlobal ExternKind = 0x03
-	ExternTag    ExternKind = 0x04 // exception-handling
+	ExternFunc   = abi.CoreExternFunc
+	ExternTable  = abi.CoreExternTable
+	ExternMemory = abi.CoreExternMemory
+	ExternGlobal = abi.CoreExternGlobal
+	ExternTag    = abi.CoreExternTag // exception-handling
 )
 
-// String returns the text format keyword of k.
-func (k ExternKind) String() string {
-	switch k {
-	case ExternFunc:
-		return "func"
-	case ExternTable:
-		return "table"
-	case ExternMemory:
-		return "memory"
-	case ExternGlobal:
-		return "global"
-	case ExternTag:
-		return "tag"
-	}
-	return fmt.Sprintf("extern(0x%02x)", byte(k))
-}
-
-// ValType is a value type, with the binary format's encoding. Only the WebAssembly 2.0 types have
-// names; Decode records other types (typed references, GC, exnref) as feature uses.
-type ValType byte
+// ValType is a value type, with the binary format's encoding: abi.CoreType, the module's one
+// definition. Only the WebAssembly 2.0 types have names; Decode records other types (typed
+// references, GC, exnref) as feature uses.
+type ValType = abi.CoreType
 
 // Value types of WebAssembly 2.0.
 const (
-	I32       ValType = 0x7f
-	I64       ValType = 0x7e
-	F32       ValType = 0x7d
-	F64       ValType = 0x7c
-	V128      ValType = 0x7b
-	FuncRef   ValType = 0x70
-	ExternRef ValType = 0x6f
+	I32       = abi.CoreI32
+	I64       = abi.CoreI64
+	F32       = abi.CoreF32
+	F64       = abi.CoreF64
+	V128      = abi.CoreV128
+	FuncRef   = abi.CoreFuncRef
+	ExternRef = abi.CoreExternRef
 )
-
-// String returns the text format keyword of t.
-func (t ValType) String() string {
-	switch t {
-	case I32:
-		return "i32"
-	case I64:
-		return "i64"
-	case F32:
-		return "f32"
-	case F64:
-		return "f64"
-	case V128:
-		return "v128"
-	case FuncRef:
-		return "funcref"
-	case ExternRef:
-		return "externref"
-	}
-	return fmt.Sprintf("valtype(0x%02x)", byte(t))
-}
 
 // FuncType is a function signature.
 type FuncType struct {

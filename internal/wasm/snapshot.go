@@ -376,3 +376,13 @@ func (m *Module) edit(replace map[byte][]byte, drop map[byte]bool) []byte {
 	emitMissing(tail, math.MaxInt)
 	return out
 }
+
+// DropRecording lets go of what Decode recorded of the function bodies for Instrument (several
+// times the code's size for a large module): a caller that keeps a decoded module only to check
+// and restore it, as a snapshot capture does, calls it. Instrument still works afterwards; it
+// decodes the bodies again.
+func (m *Module) DropRecording() {
+	for i := range m.Code {
+		m.Code[i].code, m.Code[i].labels = nil, nil
+	}
+}

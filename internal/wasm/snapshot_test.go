@@ -139,3 +139,38 @@ func TestRestoreStateDataSegments(t *testing.T) {
 		})
 	}
 }
+
+// With StatePrefix, Instrument exports the state AddStateExports would, at the globals' shifted
+// indices, and none when the module already uses the prefix.
+func TestInstrumentStatePrefix(t *testing.T) {
+	opt := InstrumentOptions{FuelModule: "fuel", FuelGlobal: "g", StatePrefix: "p/"}
+	out, err := Instrument(mustDecode(t, tinyStateModule), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := mustDecode(t, out)
+	got := map[string]Export{}
+	for _, ex := range r.Exports {
+		got[ex.Name] = ex
+	}
+	// The fuel counter is imported global 0, so the module's global 0 is now global 1.
+	if g, ok := got["p/global/0"]; !ok || g.Kind != ExternGlobal || g.Index != 1 {
+		t.Fatalf("exports %+v: no p/global/0 naming global 1", r.Exports)
+	}
+	if m, ok := got["p/memory/0"]; !ok || m.Kind != ExternMemory || m.Index != 0 {
+		t.Fatalf("exports %+v: no p/memory/0", r.Exports)
+	}
+
+	opt.StatePrefix = "p"
+	capBytes, err := AddStateExports(mustDecode(t, tinyStateModule), "p/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = Instrument(mustDecode(t, capBytes), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := mustDecode(t, out); len(r.Exports) != 2 {
+		t.Fatalf("a module exporting names with the prefix got state exports: %+v", r.Exports)
+	}
+}

@@ -42,7 +42,7 @@
 //     fd_filestat_set_size, or writing past its end, counts the gap too. fd_allocate is ENOTSUP.
 //   - Every guest pointer and length is checked (EFAULT, with nothing written); iovec counts are at
 //     most MaxIovecs, poll subscriptions at most MaxSubscriptions, paths at most wasi.MaxPathLen
-//     bytes, open descriptors at most Config.MaxOpenFiles (EMFILE). Output pointers are checked
+//     bytes, open descriptors at most Config.MaxHandles (EMFILE). Output pointers are checked
 //     before a call acts, so a bad pointer never leaves an opened file behind.
 //   - proc_exit ends the call through engine.Caller.Exit.
 package preview1

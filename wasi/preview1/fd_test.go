@@ -299,7 +299,7 @@ func TestFdstat(t *testing.T) {
 
 func TestFdClose(t *testing.T) {
 	dir := t.TempDir()
-	r := newRaw(t, Config{Preopens: []wasi.Preopen{{GuestPath: "/d", HostDir: dir}}, MaxOpenFiles: 2})
+	r := newRaw(t, Config{Preopens: []wasi.Preopen{{GuestPath: "/d", HostDir: dir}}, MaxHandles: 2})
 	a := r.openFile(3, "a", oflagCreat, rightsRW, 0)
 	b := r.openFile(3, "b", oflagCreat, rightsRW, 0)
 	if a != 4 || b != 5 {

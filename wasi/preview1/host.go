@@ -19,42 +19,13 @@ const (
 	// of a command) when Config.WriteBudget is 0.
 	DefaultWriteBudget = 1 << 30
 	// DefaultMaxOpenFiles bounds the files and directories a guest may hold open at once, beyond
-	// stdio and the preopens, when Config.MaxOpenFiles is 0. Each one holds a host descriptor.
+	// stdio and the preopens, when Config.MaxHandles is 0. Each one holds a host descriptor.
 	DefaultMaxOpenFiles = 256
 )
 
-// Config is what a guest is given: its arguments and environment, stdio, preopened directories,
-// time, randomness and limits.
-type Config struct {
-	// Args is argv, program name first. Each must be free of NUL bytes.
-	Args []string
-	// Env holds "KEY=VALUE" entries, free of NUL bytes.
-	Env []string
-	// Stdin is read on the guest's behalf (see wasi.Input: reads honour the call's deadline even
-	// when a Read never returns). Nil reads as empty.
-	Stdin io.Reader
-	// Stdout and Stderr receive the guest's output; nil discards it. Writes to them are not
-	// interruptible, so they should not block for long (a bytes.Buffer, a capped buffer, a file).
-	Stdout, Stderr io.Writer
-	// Preopens are the directories the guest starts with, as file descriptors 3, 4, … in this
-	// order.
-	Preopens []wasi.Preopen
-	// WriteBudget caps the bytes written to files (not stdout or stderr) over the store's life;
-	// 0 means DefaultWriteBudget. Use math.MaxInt64 for no practical limit.
-	WriteBudget int64
-	// MaxWriteSize caps a single write call to a file; 0 means wasi.DefaultMaxWriteSize (1 GiB,
-	// as ABI 1 requires).
-	MaxWriteSize int64
-	// Budget, when set, is used instead of WriteBudget and MaxWriteSize, so that other host
-	// functions (such as a download saved to a volume) can draw on the same budget.
-	Budget *wasi.Budget
-	// Clock is the time the guest sees; nil means wasi.SystemClock().
-	Clock wasi.Clock
-	// Random is the source of random_get; nil means crypto/rand.Reader.
-	Random io.Reader
-	// MaxOpenFiles bounds the descriptors the guest may open; 0 means DefaultMaxOpenFiles.
-	MaxOpenFiles int
-}
+// Config is what a guest is given: one type for both WASI hosts (see wasi.Config). Its HTTP
+// field is preview 2's; preview 1 has no wasi:http (ABI 1's subako_http is package subako's).
+type Config = wasi.Config
 
 // Host is the WASI preview 1 state of one store: its descriptor table, stdio, clocks and budget.
 // It is created by Bind and used by the host functions of Module while the store runs; it is not
@@ -112,7 +83,7 @@ func newHost(cfg Config) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	maxFiles := cfg.MaxOpenFiles
+	maxFiles := cfg.MaxHandles
 	if maxFiles < 0 {
 		return nil, fmt.Errorf("preview1: %w: MaxOpenFiles %d is negative", ErrConfig, maxFiles)
 	}

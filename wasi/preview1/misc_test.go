@@ -144,7 +144,7 @@ func TestBind_Errors(t *testing.T) {
 		{"env without =", Config{Env: []string{"NOEQUALS"}}},
 		{"negative budget", Config{WriteBudget: -1}},
 		{"negative write cap", Config{MaxWriteSize: -1}},
-		{"negative open files", Config{MaxOpenFiles: -1}},
+		{"negative open files", Config{MaxHandles: -1}},
 		{"preopen without source", Config{Preopens: []wasi.Preopen{{GuestPath: "/x"}}}},
 		{"preopen with two sources", Config{Preopens: []wasi.Preopen{{GuestPath: "/x", HostDir: dir, FS: emptyFS{}}}}},
 		{"preopen without name", Config{Preopens: []wasi.Preopen{{HostDir: dir}}}},

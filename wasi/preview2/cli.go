@@ -8,6 +8,7 @@ import (
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
 	"github.com/kobako/kobako/engine"
+	b "github.com/kobako/kobako/wasi/preview2/bindings"
 )
 
 const (
@@ -87,15 +88,26 @@ func defineCLI(l *component.Linker) error {
 	if _, err := l.DefineResource(ifaceTerminalOutput, "terminal-output", dtor[terminal]()); err != nil {
 		return err
 	}
-	none := func(_ context.Context, h *Host) abi.Option[uint32] { return abi.None[uint32]() }
-	for iface, name := range map[string]string{
-		ifaceTerminalStdin:  "get-terminal-stdin",
-		ifaceTerminalStdout: "get-terminal-stdout",
-		ifaceTerminalStderr: "get-terminal-stderr",
-	} {
-		if err := defineFunc(l, iface, name, none); err != nil {
+	for iface, fns := range terminalFuncs() {
+		if err := defineAll(l, iface, fns); err != nil {
 			return fmt.Errorf("preview2: %w", err)
 		}
 	}
 	return nil
+}
+
+// terminalFuncs are the functions of wasi:cli's terminal-stdin, -stdout and -stderr, by
+// interface: no stream of a guest is a terminal.
+func terminalFuncs() map[string]map[string]any {
+	in := func(context.Context, *Host) abi.Option[abi.Own[b.TerminalInput]] {
+		return abi.None[abi.Own[b.TerminalInput]]()
+	}
+	out := func(context.Context, *Host) abi.Option[abi.Own[b.TerminalOutput]] {
+		return abi.None[abi.Own[b.TerminalOutput]]()
+	}
+	return map[string]map[string]any{
+		ifaceTerminalStdin:  {"get-terminal-stdin": in},
+		ifaceTerminalStdout: {"get-terminal-stdout": out},
+		ifaceTerminalStderr: {"get-terminal-stderr": out},
+	}
 }

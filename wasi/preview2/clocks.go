@@ -5,7 +5,9 @@ import (
 	"math"
 	"time"
 
+	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
+	b "github.com/kobako/kobako/wasi/preview2/bindings"
 )
 
 const (
@@ -14,10 +16,7 @@ const (
 )
 
 // datetime is wall-clock's datetime record.
-type datetime struct {
-	Seconds     uint64
-	Nanoseconds uint32
-}
+type datetime = b.Datetime
 
 func toDatetime(t time.Time) datetime {
 	if t.Unix() < 0 {
@@ -29,19 +28,23 @@ func toDatetime(t time.Time) datetime {
 // monotonic is the clock's instant in nanoseconds, never negative.
 func (h *Host) monotonic() uint64 { return uint64(max(h.clock.Monotonic(), 0)) }
 
-func defineClocks(l *component.Linker) error {
-	err := defineAll(l, ifaceMonotonic, map[string]any{
+// monotonicFuncs are the functions of wasi:clocks/monotonic-clock.
+func monotonicFuncs() map[string]any {
+	return map[string]any{
 		"now":        func(_ context.Context, h *Host) uint64 { return h.monotonic() },
 		"resolution": func(_ context.Context, h *Host) uint64 { return uint64(max(h.clock.Resolution(), 1)) },
-		"subscribe-instant": func(_ context.Context, h *Host, when uint64) (uint32, error) {
-			return h.newPollable(&Pollable{timer: true, when: time.Duration(min(when, math.MaxInt64))})
+		"subscribe-instant": func(_ context.Context, h *Host, when uint64) (abi.Own[*Pollable], error) {
+			return push(h, &Pollable{timer: true, when: time.Duration(min(when, math.MaxInt64))})
 		},
-		"subscribe-duration": func(_ context.Context, h *Host, d uint64) (uint32, error) {
+		"subscribe-duration": func(_ context.Context, h *Host, d uint64) (abi.Own[*Pollable], error) {
 			when := h.monotonic() + min(d, math.MaxInt64)
-			return h.newPollable(&Pollable{timer: true, when: time.Duration(min(when, math.MaxInt64))})
+			return push(h, &Pollable{timer: true, when: time.Duration(min(when, math.MaxInt64))})
 		},
-	})
-	if err != nil {
+	}
+}
+
+func defineClocks(l *component.Linker) error {
+	if err := defineAll(l, ifaceMonotonic, monotonicFuncs()); err != nil {
 		return err
 	}
 	return defineAll(l, ifaceWall, map[string]any{

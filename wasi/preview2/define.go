@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kobako/kobako/component"
+	b "github.com/kobako/kobako/wasi/preview2/bindings"
 )
 
 // Define defines every WASI 0.2 interface on l: wasi:io, wasi:clocks, wasi:random, wasi:cli,
@@ -60,7 +61,7 @@ func dtors() map[string]component.HostDtor {
 		"terminal-output":        dtor[terminal](),
 		"descriptor":             dtor[*descriptor](),
 		"directory-entry-stream": dtor[*dirStream](),
-		"network":                dtor[network](),
+		"network":                dtor[b.Network](),
 		"tcp-socket":             nil,
 		"udp-socket":             nil,
 	}

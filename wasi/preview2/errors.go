@@ -11,7 +11,7 @@ var (
 	// guest-supplied handle that the component's handle table let through but the host
 	// does not know.
 	ErrHandle = errors.New("unknown resource")
-	// ErrTooManyResources reports a guest holding more host resources than Config.MaxResources.
+	// ErrTooManyResources reports a guest holding more host resources than Config.MaxHandles.
 	ErrTooManyResources = errors.New("too many host resources")
 	// ErrPermit reports a write larger than the stream's last check-write permit, which WASI
 	// 0.2 makes a trap.

@@ -12,6 +12,7 @@ import (
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component"
 	"github.com/kobako/kobako/wasi"
+	b "github.com/kobako/kobako/wasi/preview2/bindings"
 )
 
 const (
@@ -29,14 +30,14 @@ const (
 
 // descriptor-type cases.
 const (
-	typeUnknown uint8 = iota
-	typeBlockDevice
-	typeCharacterDevice
-	typeDirectory
-	typeFIFO
-	typeSymbolicLink
-	typeRegularFile
-	typeSocket
+	typeUnknown         = b.DescriptorTypeUnknown
+	typeBlockDevice     = b.DescriptorTypeBlockDevice
+	typeCharacterDevice = b.DescriptorTypeCharacterDevice
+	typeDirectory       = b.DescriptorTypeDirectory
+	typeFIFO            = b.DescriptorTypeFifo
+	typeSymbolicLink    = b.DescriptorTypeSymbolicLink
+	typeRegularFile     = b.DescriptorTypeRegularFile
+	typeSocket          = b.DescriptorTypeSocket
 )
 
 // descriptor is a wasi:filesystem descriptor: an open directory or file.
@@ -71,26 +72,12 @@ func (*dirStream) ResourceName() string { return "directory-entry-stream" }
 
 func (s *dirStream) close() error { return s.r.Close() }
 
+// wasi:filesystem/types' records and variants, as generated into package bindings.
 type (
-	descStat struct {
-		Type                      uint8
-		LinkCount                 uint64
-		Size                      uint64
-		DataAccessTimestamp       abi.Option[datetime]
-		DataModificationTimestamp abi.Option[datetime]
-		StatusChangeTimestamp     abi.Option[datetime]
-	}
-	// newTimestamp is the new-timestamp variant.
-	newTimestamp struct {
-		NoChange  bool
-		Now       bool
-		Timestamp *datetime
-	}
-	dirEntry struct {
-		Type uint8
-		Name string
-	}
-	hashValue struct{ Lower, Upper uint64 }
+	descStat     = b.DescriptorStat
+	newTimestamp = b.NewTimestamp
+	dirEntry     = b.DirectoryEntry
+	hashValue    = b.MetadataHashValue
 )
 
 type fsResult[T any] = abi.Result[T, errorCode]
@@ -110,7 +97,7 @@ func fsPush[R abi.Resource](h *Host, r R) (fsResult[abi.Own[R]], error) {
 // descHandle is how the guest names a descriptor in a call: a borrow, for the call's length.
 type descHandle = abi.Borrow[*descriptor]
 
-func descType(t wasi.Filetype) uint8 {
+func descType(t wasi.Filetype) b.DescriptorType {
 	switch t {
 	case wasi.FiletypeBlockDevice:
 		return typeBlockDevice
@@ -128,12 +115,14 @@ func descType(t wasi.Filetype) uint8 {
 	return typeUnknown
 }
 
+func ptr[T any](v T) *T { return &v }
+
 func toStat(s wasi.Stat) descStat {
 	return descStat{
 		Type: descType(s.Type), LinkCount: s.Nlink, Size: s.Size,
-		DataAccessTimestamp:       abi.Some(toDatetime(s.Atime)),
-		DataModificationTimestamp: abi.Some(toDatetime(s.Mtime)),
-		StatusChangeTimestamp:     abi.Some(toDatetime(s.Ctime)),
+		DataAccessTimestamp:       ptr(toDatetime(s.Atime)),
+		DataModificationTimestamp: ptr(toDatetime(s.Mtime)),
+		StatusChangeTimestamp:     ptr(toDatetime(s.Ctime)),
 	}
 }
 
@@ -530,14 +519,14 @@ func filesystemFuncs() map[string]any {
 			}
 			return fsOK(d.flags), nil
 		},
-		m + "get-type": func(_ context.Context, h *Host, self descHandle) (fsResult[uint8], error) {
+		m + "get-type": func(_ context.Context, h *Host, self descHandle) (fsResult[b.DescriptorType], error) {
 			d, err := h.desc(self)
 			if err != nil {
-				return fsResult[uint8]{}, err
+				return fsResult[b.DescriptorType]{}, err
 			}
 			st, err := d.node().Stat()
 			if err != nil {
-				return fsErr[uint8](err), nil
+				return fsErr[b.DescriptorType](err), nil
 			}
 			return fsOK(descType(st.Type)), nil
 		},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/wasi"
+	b "github.com/kobako/kobako/wasi/preview2/bindings"
 )
 
 // okCode stands, in the tables below, for a call that must succeed.
@@ -460,7 +461,7 @@ func TestStatAt(t *testing.T) {
 		pf       uint8
 		path     string
 		want     errorCode
-		wantType uint8
+		wantType b.DescriptorType
 		wantSize uint64
 	}{
 		{"file", "rw", 0, "file", okCode, typeRegularFile, 5},
@@ -504,7 +505,7 @@ func TestStatAt(t *testing.T) {
 			if tt.wantType == typeRegularFile && r.Ok.Size != tt.wantSize {
 				t.Fatalf("size %d, want %d", r.Ok.Size, tt.wantSize)
 			}
-			if r.Ok.LinkCount == 0 || !r.Ok.DataModificationTimestamp.IsSome {
+			if r.Ok.LinkCount == 0 || r.Ok.DataModificationTimestamp == nil {
 				t.Fatalf("stat %+v lacks a link count or modification time", r.Ok)
 			}
 		})
@@ -512,12 +513,12 @@ func TestStatAt(t *testing.T) {
 	// The times are the host's.
 	r, err := w.h.statAt(w.rw, 0, "file")
 	checkResult(t, "stat-at file", r, err, okCode)
-	if m, a := r.Ok.DataModificationTimestamp, r.Ok.DataAccessTimestamp; m != abi.Some(datetime{Seconds: 2000}) || a != abi.Some(datetime{Seconds: 1000}) {
+	if m, a := r.Ok.DataModificationTimestamp, r.Ok.DataAccessTimestamp; !sameTime(m, 2000) || !sameTime(a, 1000) {
 		t.Fatalf("times: modified %+v, accessed %+v; want 2000 s and 1000 s", m, a)
 	}
 	r, err = w.h.statAt(w.fs, 0, "file")
 	checkResult(t, "stat-at fs file", r, err, okCode)
-	if r.Ok.DataModificationTimestamp != abi.Some(datetime{Seconds: 3000}) {
+	if !sameTime(r.Ok.DataModificationTimestamp, 3000) {
 		t.Fatalf("fs modification time %+v, want 3000 s", r.Ok.DataModificationTimestamp)
 	}
 	// A hard link shows in the link count.
@@ -585,11 +586,11 @@ func TestReadlinkAtNotUTF8(t *testing.T) {
 }
 
 // readAll lists a directory with read-directory and read-directory-entry, by name.
-func readAll(t *testing.T, h *Host, dir descHandle) map[string]uint8 {
+func readAll(t *testing.T, h *Host, dir descHandle) map[string]b.DescriptorType {
 	t.Helper()
 	s, err := h.readDirectory(dir)
 	checkResult(t, "read-directory", s, err, okCode)
-	got := map[string]uint8{}
+	got := map[string]b.DescriptorType{}
 	for range 1000 {
 		e, err := h.readDirectoryEntry(lend(s.Ok))
 		checkResult(t, "read-directory-entry", e, err, okCode)
@@ -615,15 +616,15 @@ func TestReadDirectory(t *testing.T) {
 	tests := []struct {
 		name string
 		desc string
-		want map[string]uint8
+		want map[string]b.DescriptorType
 	}{
-		{"writable preopen", "rw", map[string]uint8{"file": typeRegularFile, "dir": typeDirectory,
+		{"writable preopen", "rw", map[string]b.DescriptorType{"file": typeRegularFile, "dir": typeDirectory,
 			"empty": typeDirectory, "in": typeSymbolicLink, "out": typeSymbolicLink,
 			"rel-out": typeSymbolicLink, "outdir": typeSymbolicLink}},
-		{"subdirectory", "dir-no-mutate", map[string]uint8{"inner": typeRegularFile}},
-		{"read-only preopen", "ro", map[string]uint8{"file": typeRegularFile, "dir": typeDirectory,
+		{"subdirectory", "dir-no-mutate", map[string]b.DescriptorType{"inner": typeRegularFile}},
+		{"read-only preopen", "ro", map[string]b.DescriptorType{"file": typeRegularFile, "dir": typeDirectory,
 			"emptydir": typeDirectory, "in": typeSymbolicLink}},
-		{"fs", "fs", map[string]uint8{"file": typeRegularFile, "dir": typeDirectory, "link": typeSymbolicLink}},
+		{"fs", "fs", map[string]b.DescriptorType{"file": typeRegularFile, "dir": typeDirectory, "link": typeSymbolicLink}},
 	}
 	w := newFSWorld(t)
 	for _, tt := range tests {
@@ -692,7 +693,7 @@ func TestReadDirectory(t *testing.T) {
 // The stream is a host resource like any other: past MaxResources read-directory traps and
 // leaves nothing open.
 func TestReadDirectoryResourceLimit(t *testing.T) {
-	h := newTestHost(t, Config{MaxResources: 1, Preopens: []wasi.Preopen{{GuestPath: "/", HostDir: t.TempDir()}}})
+	h := newTestHost(t, Config{MaxHandles: 1, Preopens: []wasi.Preopen{{GuestPath: "/", HostDir: t.TempDir()}}})
 	dirs, err := h.getDirectories()
 	if err != nil {
 		t.Fatal(err)
@@ -742,7 +743,9 @@ func TestReadDirectoryNotUTF8(t *testing.T) {
 	}
 }
 
-func ts(sec uint64, ns uint32) newTimestamp { return newTimestamp{Timestamp: &datetime{sec, ns}} }
+func ts(sec uint64, ns uint32) newTimestamp {
+	return newTimestamp{Timestamp: &datetime{Seconds: sec, Nanoseconds: ns}}
+}
 
 var (
 	noChange = newTimestamp{NoChange: true}
@@ -1001,3 +1004,6 @@ func TestMetadataHash(t *testing.T) {
 		t.Fatalf("metadata-hash on an unknown rep: %v, want ErrHandle", err)
 	}
 }
+
+// sameTime reports whether an optional datetime is sec seconds.
+func sameTime(d *datetime, sec uint64) bool { return d != nil && *d == datetime{Seconds: sec} }

@@ -47,7 +47,7 @@ func fsProbe(t *testing.T, preopen string, readOnly bool, maxResources int) *com
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close(ctx) })
-	if _, err := preview2.Bind(s, preview2.Config{MaxResources: maxResources,
+	if _, err := preview2.Bind(s, preview2.Config{MaxHandles: maxResources,
 		Preopens: []wasi.Preopen{{GuestPath: "/data", HostDir: preopen, ReadOnly: readOnly}}}); err != nil {
 		t.Fatal(err)
 	}

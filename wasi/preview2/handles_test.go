@@ -13,12 +13,12 @@ import (
 // u32Numbers are the struct fields of the WIT types wasi:filesystem and wasi:http pass whose u32
 // is a number of the interface, not a resource handle.
 var u32Numbers = map[string]bool{
-	"datetime.Nanoseconds":                         true,
-	"fieldSizePayload.FieldSize":                   true,
-	"httpErrorCode.HTTPRequestHeaderSectionSize":   true,
-	"httpErrorCode.HTTPRequestTrailerSectionSize":  true,
-	"httpErrorCode.HTTPResponseHeaderSectionSize":  true,
-	"httpErrorCode.HTTPResponseTrailerSectionSize": true,
+	"Datetime.Nanoseconds":                     true,
+	"FieldSizePayload.FieldSize":               true,
+	"ErrorCode.HTTPRequestHeaderSectionSize":   true,
+	"ErrorCode.HTTPRequestTrailerSectionSize":  true,
+	"ErrorCode.HTTPResponseHeaderSectionSize":  true,
+	"ErrorCode.HTTPResponseTrailerSectionSize": true,
 }
 
 // bareU32 returns where a uint32 hides in t (a parameter or result of a host function), outside
@@ -69,7 +69,7 @@ func handleFindings(t *testing.T, name string, fn any) []string {
 	return out
 }
 
-// The host functions of wasi:filesystem and wasi:http name every resource with abi.Own or
+// The host functions of wasi:filesystem, wasi:http, the monotonic clock and the terminals name every resource with abi.Own or
 // abi.Borrow of its Go type, which binding checks against the WIT, and never with a bare rep.
 func TestHostFuncsTakeTypedHandles(t *testing.T) {
 	tests := []struct {
@@ -81,6 +81,10 @@ func TestHostFuncsTakeTypedHandles(t *testing.T) {
 		{ifacePreopens, preopensFuncs(), 1},
 		{ifaceHTTPTypes, httpTypesFuncs(), 51},
 		{ifaceHTTPOutgoing, httpOutgoingFuncs(), 1},
+		{ifaceMonotonic, monotonicFuncs(), 4},
+		{ifaceTerminalStdin, terminalFuncs()[ifaceTerminalStdin], 1},
+		{ifaceTerminalStdout, terminalFuncs()[ifaceTerminalStdout], 1},
+		{ifaceTerminalStderr, terminalFuncs()[ifaceTerminalStderr], 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.iface, func(t *testing.T) {

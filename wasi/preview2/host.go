@@ -19,7 +19,7 @@ const (
 	// Config.WriteBudget is 0.
 	DefaultWriteBudget = 1 << 30
 	// DefaultMaxResources bounds the host resources (streams, pollables, descriptors, errors…)
-	// a guest may hold at once when Config.MaxResources is 0.
+	// a guest may hold at once when Config.MaxHandles is 0.
 	DefaultMaxResources = 4096
 	// MaxReadChunk caps the bytes one read call returns, whatever length the guest asks for.
 	MaxReadChunk = 64 << 10
@@ -29,36 +29,8 @@ const (
 	maxBlockingWrite = 4096
 )
 
-// Config is what a guest is given. It mirrors preview1.Config.
-type Config struct {
-	// Args is the argument list, program name first (get-arguments).
-	Args []string
-	// Env holds "KEY=VALUE" entries (get-environment).
-	Env []string
-	// Stdin is read on the guest's behalf through wasi.Input, so reads honour the call's
-	// deadline. Nil reads as empty.
-	Stdin io.Reader
-	// Stdout and Stderr receive the guest's output; nil discards it. Writes to them are not
-	// interruptible, so they should not block for long.
-	Stdout, Stderr io.Writer
-	// Preopens are the directories get-directories returns, in this order. None unless set.
-	Preopens []wasi.Preopen
-	// WriteBudget caps the bytes written to files over the run; 0 means DefaultWriteBudget.
-	WriteBudget int64
-	// MaxWriteSize caps one write to a file; 0 means wasi.DefaultMaxWriteSize.
-	MaxWriteSize int64
-	// Budget, when set, is used instead of WriteBudget and MaxWriteSize.
-	Budget *wasi.Budget
-	// Clock is the time the guest sees; nil means wasi.SystemClock().
-	Clock wasi.Clock
-	// Random is the source of wasi:random (all three interfaces); nil means crypto/rand.Reader.
-	Random io.Reader
-	// MaxResources bounds the host resources the guest may hold; 0 means DefaultMaxResources.
-	MaxResources int
-	// HTTP configures wasi:http (DefineHTTP); with a nil HTTP.Send every request the guest
-	// makes answers HTTP-request-denied.
-	HTTP HTTPConfig
-}
+// Config is what a guest is given: one type for both WASI hosts (see wasi.Config).
+type Config = wasi.Config
 
 // Host is the WASI 0.2 state of one component instance (of one store). Bind attaches it to the
 // store; the host functions Define installs find it there through their Caller, and use it while
@@ -113,8 +85,8 @@ func NewHost(cfg Config) (*Host, error) {
 			return nil, fmt.Errorf("preview2: %w: environment entry %d (%q) is not UTF-8 KEY=VALUE", ErrConfig, i, e)
 		}
 	}
-	if cfg.MaxResources < 0 {
-		return nil, fmt.Errorf("preview2: %w: MaxResources %d is negative", ErrConfig, cfg.MaxResources)
+	if cfg.MaxHandles < 0 {
+		return nil, fmt.Errorf("preview2: %w: MaxResources %d is negative", ErrConfig, cfg.MaxHandles)
 	}
 	budget := cfg.Budget
 	if budget == nil {
@@ -129,7 +101,7 @@ func NewHost(cfg Config) (*Host, error) {
 	}
 	h := &Host{args: cfg.Args, env: cfg.Env, clock: cfg.Clock, random: cfg.Random, budget: budget,
 		stdin: wasi.NewInput(cfg.Stdin), stdout: cfg.Stdout, stderr: cfg.Stderr}
-	limit := cfg.MaxResources
+	limit := cfg.MaxHandles
 	if limit == 0 {
 		limit = DefaultMaxResources
 	}

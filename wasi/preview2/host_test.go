@@ -32,7 +32,7 @@ func TestNewHostConfigErrors(t *testing.T) {
 		{"env without =", Config{Env: []string{"HOME"}}, "KEY=VALUE"},
 		{"env not UTF-8", Config{Env: []string{"A=\xff"}}, "KEY=VALUE"},
 		{"arg not UTF-8", Config{Args: []string{"\xff"}}, "argument 0"},
-		{"negative MaxResources", Config{MaxResources: -1}, "MaxResources"},
+		{"negative MaxResources", Config{MaxHandles: -1}, "MaxResources"},
 		{"negative budget", Config{WriteBudget: -1}, "invalid configuration"},
 		{"preopen with two sources", Config{Preopens: []wasi.Preopen{{GuestPath: "/a", HostDir: ".", FS: fstest.MapFS{}}}}, "exactly one"},
 		{"preopen without source", Config{Preopens: []wasi.Preopen{{GuestPath: "/a"}}}, "exactly one"},
@@ -166,7 +166,7 @@ func TestFileStreamBudget(t *testing.T) {
 }
 
 func TestResourceChecks(t *testing.T) {
-	h := newTestHost(t, Config{MaxResources: 2})
+	h := newTestHost(t, Config{MaxHandles: 2})
 	a, err1 := h.newPollable(&Pollable{})
 	_, err2 := h.newPollable(&Pollable{})
 	if err1 != nil || err2 != nil {

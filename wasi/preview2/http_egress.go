@@ -11,7 +11,7 @@ import (
 )
 
 // HTTPSender is egress.Sender, the one sender type of both plugin protocols. The alias remains
-// for callers that still spell the hook from this package (zeroclaw/runtime); new code names
+// for callers that still spell the hook from this package (zeroclaw/runner); new code names
 // egress.Sender.
 type HTTPSender = egress.Sender
 

@@ -366,7 +366,7 @@ func reqErr(k ErrorKind, format string, args ...any) *HTTPError {
 // buildRequest turns r into a net/http request, checking what the setters did not: that the
 // combination can be sent.
 func (h *Host) buildRequest(r *outgoingRequest) (*http.Request, *HTTPError) {
-	m := r.method.String()
+	m := methodString(r.method)
 	if !validMethod(r.method) {
 		return nil, reqErr(HTTPRequestMethodInvalid, "method %q is not a token", m)
 	}
@@ -377,7 +377,7 @@ func (h *Host) buildRequest(r *outgoingRequest) (*http.Request, *HTTPError) {
 			sch = "http"
 		case r.scheme.HTTPS:
 		default:
-			return nil, reqErr(HTTPRequestURIInvalid, "scheme %q is not http or https", r.scheme.String())
+			return nil, reqErr(HTTPRequestURIInvalid, "scheme %q is not http or https", schemeString(*r.scheme))
 		}
 	}
 	if r.authority == nil {

@@ -3,26 +3,24 @@ package preview2
 import (
 	"net/http"
 	"strings"
+
+	b "github.com/kobako/kobako/wasi/preview2/bindings"
 )
 
-// The Go shapes of wasi:http/types' variants and records, for package abi's typed mapping.
-
-// method is wasi:http's method variant.
-type method struct {
-	Get     bool    `wit:"get"`
-	Head    bool    `wit:"head"`
-	Post    bool    `wit:"post"`
-	Put     bool    `wit:"put"`
-	Delete  bool    `wit:"delete"`
-	Connect bool    `wit:"connect"`
-	Options bool    `wit:"options"`
-	Trace   bool    `wit:"trace"`
-	Patch   bool    `wit:"patch"`
-	Other   *string `wit:"other"`
-}
+// wasi:http/types' variants and records in Go, as generated into package bindings from the
+// WIT; the short names keep the host code readable.
+type (
+	method           = b.Method
+	scheme           = b.Scheme
+	headerError      = b.HeaderError
+	httpErrorCode    = b.ErrorCode
+	dnsErrorPayload  = b.DNSErrorPayload
+	tlsAlertPayload  = b.TLSAlertReceivedPayload
+	fieldSizePayload = b.FieldSizePayload
+)
 
 // methodString returns the method's name; other(m) as given.
-func (m method) String() string {
+func methodString(m method) string {
 	switch {
 	case m.Get:
 		return http.MethodGet
@@ -48,14 +46,8 @@ func (m method) String() string {
 	return http.MethodGet
 }
 
-// scheme is wasi:http's scheme variant.
-type scheme struct {
-	HTTP  bool    `wit:"HTTP"`
-	HTTPS bool    `wit:"HTTPS"`
-	Other *string `wit:"other"`
-}
-
-func (s scheme) String() string {
+// schemeString returns the scheme's name, lower-case for the two it names.
+func schemeString(s scheme) string {
 	switch {
 	case s.HTTP:
 		return "http"
@@ -65,71 +57,6 @@ func (s scheme) String() string {
 		return *s.Other
 	}
 	return "https"
-}
-
-// headerError is wasi:http's header-error variant.
-type headerError struct {
-	InvalidSyntax bool `wit:"invalid-syntax"`
-	Forbidden     bool `wit:"forbidden"`
-	Immutable     bool `wit:"immutable"`
-}
-
-type dnsErrorPayload struct {
-	Rcode    *string `wit:"rcode"`
-	InfoCode *uint16 `wit:"info-code"`
-}
-
-type tlsAlertPayload struct {
-	AlertID      *uint8  `wit:"alert-id"`
-	AlertMessage *string `wit:"alert-message"`
-}
-
-type fieldSizePayload struct {
-	FieldName *string `wit:"field-name"`
-	FieldSize *uint32 `wit:"field-size"`
-}
-
-// httpErrorCode is wasi:http's error-code variant.
-type httpErrorCode struct {
-	DNSTimeout                     bool               `wit:"DNS-timeout"`
-	DNSError                       *dnsErrorPayload   `wit:"DNS-error"`
-	DestinationNotFound            bool               `wit:"destination-not-found"`
-	DestinationUnavailable         bool               `wit:"destination-unavailable"`
-	DestinationIPProhibited        bool               `wit:"destination-IP-prohibited"`
-	DestinationIPUnroutable        bool               `wit:"destination-IP-unroutable"`
-	ConnectionRefused              bool               `wit:"connection-refused"`
-	ConnectionTerminated           bool               `wit:"connection-terminated"`
-	ConnectionTimeout              bool               `wit:"connection-timeout"`
-	ConnectionReadTimeout          bool               `wit:"connection-read-timeout"`
-	ConnectionWriteTimeout         bool               `wit:"connection-write-timeout"`
-	ConnectionLimitReached         bool               `wit:"connection-limit-reached"`
-	TLSProtocolError               bool               `wit:"TLS-protocol-error"`
-	TLSCertificateError            bool               `wit:"TLS-certificate-error"`
-	TLSAlertReceived               *tlsAlertPayload   `wit:"TLS-alert-received"`
-	HTTPRequestDenied              bool               `wit:"HTTP-request-denied"`
-	HTTPRequestLengthRequired      bool               `wit:"HTTP-request-length-required"`
-	HTTPRequestBodySize            **uint64           `wit:"HTTP-request-body-size"`
-	HTTPRequestMethodInvalid       bool               `wit:"HTTP-request-method-invalid"`
-	HTTPRequestURIInvalid          bool               `wit:"HTTP-request-URI-invalid"`
-	HTTPRequestURITooLong          bool               `wit:"HTTP-request-URI-too-long"`
-	HTTPRequestHeaderSectionSize   **uint32           `wit:"HTTP-request-header-section-size"`
-	HTTPRequestHeaderSize          **fieldSizePayload `wit:"HTTP-request-header-size"`
-	HTTPRequestTrailerSectionSize  **uint32           `wit:"HTTP-request-trailer-section-size"`
-	HTTPRequestTrailerSize         *fieldSizePayload  `wit:"HTTP-request-trailer-size"`
-	HTTPResponseIncomplete         bool               `wit:"HTTP-response-incomplete"`
-	HTTPResponseHeaderSectionSize  **uint32           `wit:"HTTP-response-header-section-size"`
-	HTTPResponseHeaderSize         *fieldSizePayload  `wit:"HTTP-response-header-size"`
-	HTTPResponseBodySize           **uint64           `wit:"HTTP-response-body-size"`
-	HTTPResponseTrailerSectionSize **uint32           `wit:"HTTP-response-trailer-section-size"`
-	HTTPResponseTrailerSize        *fieldSizePayload  `wit:"HTTP-response-trailer-size"`
-	HTTPResponseTransferCoding     **string           `wit:"HTTP-response-transfer-coding"`
-	HTTPResponseContentCoding      **string           `wit:"HTTP-response-content-coding"`
-	HTTPResponseTimeout            bool               `wit:"HTTP-response-timeout"`
-	HTTPUpgradeFailed              bool               `wit:"HTTP-upgrade-failed"`
-	HTTPProtocolError              bool               `wit:"HTTP-protocol-error"`
-	LoopDetected                   bool               `wit:"loop-detected"`
-	ConfigurationError             bool               `wit:"configuration-error"`
-	InternalError                  **string           `wit:"internal-error"`
 }
 
 // toWIT converts c to the variant the guest receives; an unknown Kind becomes internal-error.
@@ -166,7 +93,7 @@ func (c ErrorCode) toWIT() httpErrorCode {
 	case TLSCertificateError:
 		w.TLSCertificateError = true
 	case TLSAlertReceived:
-		w.TLSAlertReceived = &tlsAlertPayload{AlertID: c.TLSAlertID, AlertMessage: c.TLSAlertMessage}
+		w.TLSAlertReceived = &tlsAlertPayload{AlertId: c.TLSAlertID, AlertMessage: c.TLSAlertMessage}
 	case HTTPRequestDenied:
 		w.HTTPRequestDenied = true
 	case HTTPRequestLengthRequired:

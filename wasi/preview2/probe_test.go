@@ -15,6 +15,7 @@ import (
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/wasi"
 	"github.com/kobako/kobako/wasi/preview2"
+	"github.com/kobako/kobako/wasi/preview2/bindings"
 )
 
 // probe instantiates testdata/probe.wasm against a Host built from cfg, in a store with limits.
@@ -213,5 +214,23 @@ func TestWriteFile(t *testing.T) {
 				t.Fatalf("budget used %d, want %d", h.Budget().Used(), tt.n)
 			}
 		})
+	}
+}
+
+// wasi:sockets is served with no network: create-tcp-socket (imported at 0.2.0 by the probe,
+// served by the bindings generated from 0.2.12) answers access-denied, not a trap.
+func TestSocketsAccessDenied(t *testing.T) {
+	in, h := probe(t, preview2.Config{}, engine.DefaultLimits())
+	before := h.Resources().Len()
+	res, err := in.Call(context.Background(), "tcp-socket")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = 100 + uint32(bindings.NetworkErrorCodeAccessDenied)
+	if got := uint32(res[0].Uint()); got != want {
+		t.Fatalf("tcp-socket = %d, want %d (100 + access-denied)", got, want)
+	}
+	if after := h.Resources().Len(); after != before {
+		t.Fatalf("the refused socket left %d resources behind", after-before)
 	}
 }

@@ -34,7 +34,7 @@ func FromStore(s *engine.Store) (*Host, error) {
 
 // Resources returns the table of the host resources the guest holds handles to: streams,
 // pollables, descriptors, errors, and whatever other packages push there. Its capacity is
-// Config.MaxResources.
+// Config.MaxHandles.
 func (h *Host) Resources() *component.ResourceTable { return h.res }
 
 // add pushes r into the resource table, reporting a full table as ErrTooManyResources.

@@ -7,7 +7,7 @@
 #   2. Go (GOOS=wasip1, c-shared) builds the core module (the bindings are hand-written:
 #      goclient/wasihttp.go says why); patch.mjs and componentize.mjs of component/testdata/real
 #      embed the world and link in the WASI preview 1 reactor adapter, as
-#      zeroclaw/runtime/testdata/build.sh does for gotool.wasm.
+#      zeroclaw/runner/testdata/build.sh does for gotool.wasm.
 # fetch-tool.wasm is built by build-js.sh instead (not deterministic).
 # Needs go, wabt and node; jco 1.35.0 comes from $KOBAKO_NPM (default
 # ~/.cache/kobako-toolchain/npm) or is installed into a temporary directory with npm.
