@@ -17,12 +17,12 @@ var (
 func scanModule(b []byte, base int) (*ModuleType, error) {
 	r := newReader(b, base)
 	if len(b) < 8 || !bytes.Equal(b[:4], wasmMagic) {
-		return nil, r.fail("core module: missing the \\0asm header")
+		return nil, r.Fail("core module: missing the \\0asm header")
 	}
 	if !bytes.Equal(b[4:8], coreVersion) {
-		return nil, r.fail("core module: unsupported version % x (a core module must have version 1)", b[4:8])
+		return nil, r.Fail("core module: unsupported version % x (a core module must have version 1)", b[4:8])
 	}
-	r.pos = 8
+	r.Pos = 8
 	var (
 		types   []*CoreFuncType
 		funcs   []*CoreFuncType
@@ -42,17 +42,17 @@ func scanModule(b []byte, base int) (*ModuleType, error) {
 		}
 		return types[idx], nil
 	}
-	for !r.done() {
-		idOff := r.offset()
-		id, err := r.byte()
+	for !r.Done() {
+		idOff := r.Offset()
+		id, err := r.Byte()
 		if err != nil {
 			return nil, err
 		}
-		size, err := r.u32()
+		size, err := r.U32()
 		if err != nil {
 			return nil, err
 		}
-		payload, err := r.bytes(size)
+		payload, err := r.Bytes(uint64(size))
 		if err != nil {
 			return nil, err
 		}
@@ -65,23 +65,23 @@ func scanModule(b []byte, base int) (*ModuleType, error) {
 			}
 			seen[id] = true
 		}
-		sr := newReader(payload, r.offset()-len(payload))
+		sr := newReader(payload, r.Offset()-len(payload))
 		switch id {
 		case 1: // type
-			n, err := sr.count("core module: type", 1)
+			n, err := sr.Count("core module: type", 1, 0)
 			if err != nil {
 				return nil, err
 			}
 			for i := uint32(0); i < n; i++ {
-				op, err := sr.byte()
+				op, err := sr.Byte()
 				if err != nil {
 					return nil, err
 				}
 				if op != 0x60 {
 					if op == 0x4e || op == 0x4f || op == 0x50 || op == 0x5f || op == 0x5e || op == 0x5d {
-						return nil, at(sr.offset()-1, unsupported("core GC, recursive or continuation types"))
+						return nil, at(sr.Offset()-1, unsupported("core GC, recursive or continuation types"))
 					}
-					return nil, at(sr.offset()-1, errf(ErrMalformed, "core module: unknown type opcode 0x%02x", op))
+					return nil, at(sr.Offset()-1, errf(ErrMalformed, "core module: unknown type opcode 0x%02x", op))
 				}
 				ft, err := readCoreFuncSig(sr)
 				if err != nil {
@@ -90,21 +90,21 @@ func scanModule(b []byte, base int) (*ModuleType, error) {
 				types = append(types, ft)
 			}
 		case 2: // import
-			n, err := sr.count("core module: import", 4)
+			n, err := sr.Count("core module: import", 4, 0)
 			if err != nil {
 				return nil, err
 			}
 			for i := uint32(0); i < n; i++ {
-				mod, err := sr.name()
+				mod, err := sr.Name()
 				if err != nil {
 					return nil, err
 				}
-				name, err := sr.name()
+				name, err := sr.Name()
 				if err != nil {
 					return nil, err
 				}
 				if err := checkImportName(importNames, mod, name); err != nil {
-					return nil, at(sr.offset(), err)
+					return nil, at(sr.Offset(), err)
 				}
 				et, err := readCoreExternDesc(sr, funcType)
 				if err != nil {
@@ -125,23 +125,23 @@ func scanModule(b []byte, base int) (*ModuleType, error) {
 				mt.Imports = append(mt.Imports, CoreImport{Module: mod, Name: name, Type: et})
 			}
 		case 3: // function
-			n, err := sr.count("core module: function", 1)
+			n, err := sr.Count("core module: function", 1, 0)
 			if err != nil {
 				return nil, err
 			}
 			for i := uint32(0); i < n; i++ {
-				idx, err := sr.u32()
+				idx, err := sr.U32()
 				if err != nil {
 					return nil, err
 				}
 				ft, err := funcType(idx)
 				if err != nil {
-					return nil, at(sr.offset(), err)
+					return nil, at(sr.Offset(), err)
 				}
 				funcs = append(funcs, ft)
 			}
 		case 4: // table
-			n, err := sr.count("core module: table", 2)
+			n, err := sr.Count("core module: table", 2, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -153,7 +153,7 @@ func scanModule(b []byte, base int) (*ModuleType, error) {
 				tables = append(tables, tt)
 			}
 		case 5: // memory
-			n, err := sr.count("core module: memory", 2)
+			n, err := sr.Count("core module: memory", 2, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -165,7 +165,7 @@ func scanModule(b []byte, base int) (*ModuleType, error) {
 				mems = append(mems, m)
 			}
 		case 6: // global
-			n, err := sr.count("core module: global", 3)
+			n, err := sr.Count("core module: global", 3, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -180,7 +180,7 @@ func scanModule(b []byte, base int) (*ModuleType, error) {
 				globals = append(globals, g)
 			}
 		case 13: // tag
-			n, err := sr.count("core module: tag", 2)
+			n, err := sr.Count("core module: tag", 2, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -192,22 +192,22 @@ func scanModule(b []byte, base int) (*ModuleType, error) {
 				tags = append(tags, ft)
 			}
 		case 7: // export
-			n, err := sr.count("core module: export", 3)
+			n, err := sr.Count("core module: export", 3, 0)
 			if err != nil {
 				return nil, err
 			}
 			names := make(map[string]bool, n)
 			for i := uint32(0); i < n; i++ {
-				off := sr.offset()
-				name, err := sr.name()
+				off := sr.Offset()
+				name, err := sr.Name()
 				if err != nil {
 					return nil, err
 				}
-				kind, err := sr.byte()
+				kind, err := sr.Byte()
 				if err != nil {
 					return nil, err
 				}
-				idx, err := sr.u32()
+				idx, err := sr.U32()
 				if err != nil {
 					return nil, err
 				}
@@ -253,7 +253,7 @@ func scanModule(b []byte, base int) (*ModuleType, error) {
 			}
 		}
 		if id >= 1 && id <= 7 || id == 13 {
-			if err := sr.expectEnd("core module section"); err != nil {
+			if err := sr.ExpectEnd("core module section"); err != nil {
 				return nil, err
 			}
 		}
@@ -266,7 +266,7 @@ func scanModule(b []byte, base int) (*ModuleType, error) {
 func readCoreFuncSig(r *reader) (*CoreFuncType, error) {
 	ft := &CoreFuncType{}
 	for pass := 0; pass < 2; pass++ {
-		n, err := r.count("core value type", 1)
+		n, err := r.Count("core value type", 1, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -290,8 +290,8 @@ func readCoreFuncSig(r *reader) (*CoreFuncType, error) {
 // readCoreValType reads a core value type; reference types beyond funcref and externref need
 // proposals kobako does not run.
 func readCoreValType(r *reader) (CoreValType, error) {
-	off := r.offset()
-	b, err := r.byte()
+	off := r.Offset()
+	b, err := r.Byte()
 	if err != nil {
 		return 0, err
 	}
@@ -309,8 +309,8 @@ func readCoreValType(r *reader) (CoreValType, error) {
 }
 
 func readLimits(r *reader, allow64 bool) (min, max uint64, hasMax, shared, is64 bool, err error) {
-	off := r.offset()
-	flags, err := r.byte()
+	off := r.Offset()
+	flags, err := r.Byte()
 	if err != nil {
 		return
 	}
@@ -329,9 +329,9 @@ func readLimits(r *reader, allow64 bool) (min, max uint64, hasMax, shared, is64 
 	}
 	read := func() (uint64, error) {
 		if is64 {
-			return r.u64()
+			return r.U64()
 		}
-		v, err := r.u32()
+		v, err := r.U32()
 		return uint64(v), err
 	}
 	if min, err = read(); err != nil {
@@ -349,8 +349,8 @@ func readLimits(r *reader, allow64 bool) (min, max uint64, hasMax, shared, is64 
 }
 
 func readTableType(r *reader) (CoreTableType, error) {
-	off := r.offset()
-	b, err := r.peek()
+	off := r.Offset()
+	b, err := r.Peek()
 	if err != nil {
 		return CoreTableType{}, err
 	}
@@ -392,7 +392,7 @@ const (
 )
 
 func readMemoryType(r *reader) (CoreMemoryType, error) {
-	off := r.offset()
+	off := r.Offset()
 	min, max, hasMax, shared, is64, err := readLimits(r, true)
 	if err != nil {
 		return CoreMemoryType{}, err
@@ -412,8 +412,8 @@ func readGlobalType(r *reader) (CoreGlobalType, error) {
 	if err != nil {
 		return CoreGlobalType{}, err
 	}
-	off := r.offset()
-	m, err := r.byte()
+	off := r.Offset()
+	m, err := r.Byte()
 	if err != nil {
 		return CoreGlobalType{}, err
 	}
@@ -427,15 +427,15 @@ func readGlobalType(r *reader) (CoreGlobalType, error) {
 }
 
 func readTag(r *reader, funcType func(uint32) (*CoreFuncType, error)) (*CoreFuncType, error) {
-	off := r.offset()
-	attr, err := r.byte()
+	off := r.Offset()
+	attr, err := r.Byte()
 	if err != nil {
 		return nil, err
 	}
 	if attr != 0 {
 		return nil, at(off, errf(ErrMalformed, "unknown tag attribute 0x%02x", attr))
 	}
-	idx, err := r.u32()
+	idx, err := r.U32()
 	if err != nil {
 		return nil, err
 	}
@@ -448,15 +448,15 @@ func readTag(r *reader, funcType func(uint32) (*CoreFuncType, error)) (*CoreFunc
 
 // readCoreExternDesc reads the descriptor of a core import (core:importdesc / core:externtype).
 func readCoreExternDesc(r *reader, funcType func(uint32) (*CoreFuncType, error)) (CoreExternType, error) {
-	off := r.offset()
-	kind, err := r.byte()
+	off := r.Offset()
+	kind, err := r.Byte()
 	if err != nil {
 		return CoreExternType{}, err
 	}
 	et := CoreExternType{Kind: CoreExternKind(kind)}
 	switch et.Kind {
 	case CoreExternFunc:
-		idx, err := r.u32()
+		idx, err := r.U32()
 		if err != nil {
 			return et, err
 		}
@@ -480,7 +480,7 @@ func readCoreExternDesc(r *reader, funcType func(uint32) (*CoreFuncType, error))
 // skipLEB skips a LEB128 of at most maxBytes bytes.
 func skipLEB(r *reader, maxBytes int) error {
 	for i := 0; i < maxBytes; i++ {
-		b, err := r.byte()
+		b, err := r.Byte()
 		if err != nil {
 			return err
 		}
@@ -488,14 +488,14 @@ func skipLEB(r *reader, maxBytes int) error {
 			return nil
 		}
 	}
-	return r.fail("LEB128 integer too long")
+	return r.Fail("LEB128 integer too long")
 }
 
 // skipConstExpr skips a constant expression up to and including its end opcode.
 func skipConstExpr(r *reader) error {
 	for {
-		off := r.offset()
-		op, err := r.byte()
+		off := r.Offset()
+		op, err := r.Byte()
 		if err != nil {
 			return err
 		}
@@ -507,21 +507,21 @@ func skipConstExpr(r *reader) error {
 		case 0x42: // i64.const
 			err = skipLEB(r, 10)
 		case 0x43: // f32.const
-			_, err = r.bytes(4)
+			_, err = r.Bytes(uint64(4))
 		case 0x44: // f64.const
-			_, err = r.bytes(8)
+			_, err = r.Bytes(uint64(8))
 		case 0x23, 0xd2: // global.get, ref.func
-			_, err = r.u32()
+			_, err = r.U32()
 		case 0xd0: // ref.null
-			_, err = r.s33()
+			_, err = r.Signed(33)
 		case 0x6a, 0x6b, 0x6c, 0x7c, 0x7d, 0x7e: // extended constant arithmetic
 		case 0xfd:
 			var sub uint32
-			if sub, err = r.u32(); err == nil {
+			if sub, err = r.U32(); err == nil {
 				if sub != 12 {
 					return at(off, errf(ErrMalformed, "instruction 0xfd %d in a constant expression", sub))
 				}
-				_, err = r.bytes(16)
+				_, err = r.Bytes(uint64(16))
 			}
 		case 0xfb:
 			return at(off, unsupported("GC instructions in constant expressions"))

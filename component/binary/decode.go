@@ -73,30 +73,30 @@ func (d *decoder) component(b []byte, base int, s *scope, top bool) error {
 	if !bytes.Equal(b[4:6], componentLayer[:2]) {
 		return at(base+4, errf(ErrMalformed, "unknown component binary version 0x%02x%02x (kobako reads 0x000d, the version wit-component writes)", b[5], b[4]))
 	}
-	r.pos = 8
-	for !r.done() {
-		off := r.offset()
-		id, err := r.byte()
+	r.Pos = 8
+	for !r.Done() {
+		off := r.Offset()
+		id, err := r.Byte()
 		if err != nil {
 			return err
 		}
-		size, err := r.u32()
+		size, err := r.U32()
 		if err != nil {
 			return err
 		}
-		payload, err := r.bytes(size)
+		payload, err := r.Bytes(uint64(size))
 		if err != nil {
 			return err
 		}
 		if id > secValue {
 			return at(off, errf(ErrMalformed, "unknown section id %d", id))
 		}
-		pr := newReader(payload, r.offset()-len(payload))
+		pr := newReader(payload, r.Offset()-len(payload))
 		if err := s.section(id, pr, off); err != nil {
 			return within(sectionNames[id]+" section", err)
 		}
 	}
-	return at(r.offset(), s.finishComponent())
+	return at(r.Offset(), s.finishComponent())
 }
 
 func (s *scope) section(id byte, r *reader, off int) error {
@@ -135,7 +135,7 @@ func (s *scope) section(id byte, r *reader, off int) error {
 	if err := s.checkItems(); err != nil {
 		return at(off, err)
 	}
-	return r.expectEnd("the section")
+	return r.ExpectEnd("the section")
 }
 
 // checkItems applies MaxItems.
@@ -154,12 +154,12 @@ func (s *scope) checkItems() error {
 
 // vecSection reads a vector section, handing each element's reader position to one.
 func (s *scope) vecSection(r *reader, what string, minSize int, one func(r *reader, off int) error) error {
-	n, err := r.count(what, minSize)
+	n, err := r.Count(what, max(minSize, 1), 0)
 	if err != nil {
 		return err
 	}
 	for i := uint32(0); i < n; i++ {
-		off := r.offset()
+		off := r.Offset()
 		if err := one(r, off); err != nil {
 			return at(off, err)
 		}

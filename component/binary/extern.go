@@ -6,8 +6,8 @@ import (
 
 // readSort reads a component-level sort (Binary.md: sort).
 func readSort(r *reader) (Sort, error) {
-	off := r.offset()
-	b, err := r.byte()
+	off := r.Offset()
+	b, err := r.Byte()
 	if err != nil {
 		return 0, err
 	}
@@ -30,16 +30,16 @@ func readSort(r *reader) (Sort, error) {
 
 // readExternName reads `nameattributes` and parses the name.
 func readExternName(r *reader) (Name, error) {
-	off := r.offset()
-	tag, err := r.byte()
+	off := r.Offset()
+	tag, err := r.Byte()
 	if err != nil {
 		return Name{}, err
 	}
 	if tag > 0x02 {
 		return Name{}, at(off, errf(ErrMalformed, "unknown extern name encoding 0x%02x", tag))
 	}
-	noff := r.offset()
-	raw, err := r.name()
+	noff := r.Offset()
+	raw, err := r.Name()
 	if err != nil {
 		return Name{}, err
 	}
@@ -53,14 +53,14 @@ func readExternName(r *reader) (Name, error) {
 		}
 		return n, nil
 	}
-	count, err := r.count("name attribute", 2)
+	count, err := r.Count("name attribute", 2, 0)
 	if err != nil {
 		return n, err
 	}
 	var seen [3]bool
 	for i := uint32(0); i < count; i++ {
-		aoff := r.offset()
-		kind, err := r.byte()
+		aoff := r.Offset()
+		kind, err := r.Byte()
 		if err != nil {
 			return n, err
 		}
@@ -71,7 +71,7 @@ func readExternName(r *reader) (Name, error) {
 			return n, at(aoff, errf(ErrInvalid, "name %s repeats an attribute", q(raw)))
 		}
 		seen[kind] = true
-		v, err := r.name()
+		v, err := r.Name()
 		if err != nil {
 			return n, err
 		}
@@ -106,22 +106,22 @@ func readExternName(r *reader) (Name, error) {
 // readExternType reads and resolves an externtype. A `(type (sub resource))` bound creates a
 // fresh abstract resource named name.
 func (s *scope) readExternType(r *reader, name string) (et ExternType, fresh bool, err error) {
-	off := r.offset()
-	tag, err := r.byte()
+	off := r.Offset()
+	tag, err := r.Byte()
 	if err != nil {
 		return et, false, err
 	}
-	idxOff := r.offset()
+	idxOff := r.Offset()
 	switch tag {
 	case 0x00:
-		b, err := r.byte()
+		b, err := r.Byte()
 		if err != nil {
 			return et, false, err
 		}
 		if b != 0x11 {
 			return et, false, at(off, errf(ErrInvalid, "the only core sort that can be imported or exported is module (0x11), found 0x%02x", b))
 		}
-		idx, err := r.u32()
+		idx, err := r.U32()
 		if err != nil {
 			return et, false, err
 		}
@@ -135,7 +135,7 @@ func (s *scope) readExternType(r *reader, name string) (et ExternType, fresh boo
 		}
 		return ExternType{Sort: SortCoreModule, Module: mt}, false, nil
 	case 0x01, 0x04, 0x05:
-		idx, err := r.u32()
+		idx, err := r.U32()
 		if err != nil {
 			return et, false, err
 		}
@@ -153,13 +153,13 @@ func (s *scope) readExternType(r *reader, name string) (et ExternType, fresh boo
 	case 0x02:
 		return et, false, at(off, unsupported("value imports and exports (🪙)"))
 	case 0x03:
-		b, err := r.byte()
+		b, err := r.Byte()
 		if err != nil {
 			return et, false, err
 		}
 		switch b {
 		case 0x00:
-			idx, err := r.u32()
+			idx, err := r.U32()
 			if err != nil {
 				return et, false, err
 			}

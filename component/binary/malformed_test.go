@@ -40,19 +40,19 @@ func checkDecodeError(t *testing.T, b []byte) error {
 func sectionEnds(t *testing.T, b []byte) map[int]bool {
 	ends := map[int]bool{8: true}
 	r := newReader(b, 0)
-	r.pos = 8
-	for !r.done() {
-		if _, err := r.byte(); err != nil {
+	r.Pos = 8
+	for !r.Done() {
+		if _, err := r.Byte(); err != nil {
 			t.Fatal(err)
 		}
-		n, err := r.u32()
+		n, err := r.U32()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.bytes(n); err != nil {
+		if _, err := r.Bytes(uint64(n)); err != nil {
 			t.Fatal(err)
 		}
-		ends[r.pos] = true
+		ends[r.Pos] = true
 	}
 	return ends
 }
@@ -61,22 +61,22 @@ func sectionEnds(t *testing.T, b []byte) map[int]bool {
 // before their last 64 bytes), recursively through nested components.
 func coreModuleBodies(t *testing.T, b []byte, start, end int, out [][2]int) [][2]int {
 	r := newReader(b[:end], 0)
-	r.pos = start + 8
-	for !r.done() {
-		id, _ := r.byte()
-		n, err := r.u32()
+	r.Pos = start + 8
+	for !r.Done() {
+		id, _ := r.Byte()
+		n, err := r.U32()
 		if err != nil {
 			t.Fatal(err)
 		}
 		switch id {
 		case secCoreModule:
 			if n > 256 {
-				out = append(out, [2]int{r.pos + 64, r.pos + int(n) - 64})
+				out = append(out, [2]int{r.Pos + 64, r.Pos + int(n) - 64})
 			}
 		case secComponent:
-			out = coreModuleBodies(t, b, r.pos, r.pos+int(n), out)
+			out = coreModuleBodies(t, b, r.Pos, r.Pos+int(n), out)
 		}
-		r.pos += int(n)
+		r.Pos += int(n)
 	}
 	return out
 }

@@ -8,18 +8,18 @@ func (s *scope) alias1(r *reader, off int) error {
 	if err != nil {
 		return err
 	}
-	toff := r.offset()
-	tag, err := r.byte()
+	toff := r.Offset()
+	tag, err := r.Byte()
 	if err != nil {
 		return err
 	}
 	def := &Alias{Offset: off, Sort: sort}
 	switch tag {
 	case 0x00, 0x01:
-		if def.Instance, err = r.u32(); err != nil {
+		if def.Instance, err = r.U32(); err != nil {
 			return err
 		}
-		if def.Name, err = r.name(); err != nil {
+		if def.Name, err = r.Name(); err != nil {
 			return err
 		}
 		if tag == 0x00 {
@@ -31,10 +31,10 @@ func (s *scope) alias1(r *reader, off int) error {
 		}
 	case 0x02:
 		def.Kind = AliasOuter
-		if def.Count, err = r.u32(); err != nil {
+		if def.Count, err = r.U32(); err != nil {
 			return err
 		}
-		if def.Index, err = r.u32(); err != nil {
+		if def.Index, err = r.U32(); err != nil {
 			return err
 		}
 		err = s.aliasOuter(def)

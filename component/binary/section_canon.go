@@ -23,16 +23,16 @@ var asyncCanonNames = map[byte]string{
 
 // canon1 handles one canonical definition (section 8).
 func (s *scope) canon1(r *reader, off int) error {
-	op, err := r.byte()
+	op, err := r.Byte()
 	if err != nil {
 		return err
 	}
 	def := &Canon{Offset: off}
 	switch op {
 	case 0x00, 0x01:
-		soff := r.offset()
+		soff := r.Offset()
 		var sort byte
-		if sort, err = r.byte(); err != nil {
+		if sort, err = r.Byte(); err != nil {
 			return err
 		}
 		if sort != 0x00 {
@@ -40,12 +40,12 @@ func (s *scope) canon1(r *reader, off int) error {
 		}
 		if op == 0x00 {
 			def.Kind = CanonLift
-			if def.CoreFunc, err = r.u32(); err != nil {
+			if def.CoreFunc, err = r.U32(); err != nil {
 				return err
 			}
 		} else {
 			def.Kind = CanonLower
-			if def.FuncIndex, err = r.u32(); err != nil {
+			if def.FuncIndex, err = r.U32(); err != nil {
 				return err
 			}
 		}
@@ -53,7 +53,7 @@ func (s *scope) canon1(r *reader, off int) error {
 			return err
 		}
 		if op == 0x00 {
-			if def.TypeIndex, err = r.u32(); err != nil {
+			if def.TypeIndex, err = r.U32(); err != nil {
 				return err
 			}
 			err = s.lift(def)
@@ -62,7 +62,7 @@ func (s *scope) canon1(r *reader, off int) error {
 		}
 	case 0x02, 0x03, 0x04:
 		def.Kind = CanonKind(op)
-		if def.TypeIndex, err = r.u32(); err != nil {
+		if def.TypeIndex, err = r.U32(); err != nil {
 			return err
 		}
 		err = s.resourceBuiltin(def)
@@ -83,14 +83,14 @@ func (s *scope) canon1(r *reader, off int) error {
 // 32-bit unshared memory, realloc of type [i32 i32 i32 i32] -> [i32] and only with memory.
 func (s *scope) readCanonOptions(r *reader) (CanonOptions, error) {
 	var o CanonOptions
-	n, err := r.count("canonical option", 1)
+	n, err := r.Count("canonical option", 1, 0)
 	if err != nil {
 		return o, err
 	}
 	hasEncoding := false
 	for i := uint32(0); i < n; i++ {
-		off := r.offset()
-		b, err := r.byte()
+		off := r.Offset()
+		b, err := r.Byte()
 		if err != nil {
 			return o, err
 		}
@@ -108,7 +108,7 @@ func (s *scope) readCanonOptions(r *reader) (CanonOptions, error) {
 			if o.HasMemory {
 				return o, dup("memory")
 			}
-			if o.Memory, err = r.u32(); err != nil {
+			if o.Memory, err = r.U32(); err != nil {
 				return o, err
 			}
 			o.HasMemory = true
@@ -126,7 +126,7 @@ func (s *scope) readCanonOptions(r *reader) (CanonOptions, error) {
 			if o.HasRealloc {
 				return o, dup("realloc")
 			}
-			if o.Realloc, err = r.u32(); err != nil {
+			if o.Realloc, err = r.U32(); err != nil {
 				return o, err
 			}
 			o.HasRealloc = true
@@ -142,7 +142,7 @@ func (s *scope) readCanonOptions(r *reader) (CanonOptions, error) {
 			if o.HasPostReturn {
 				return o, dup("post-return")
 			}
-			if o.PostReturn, err = r.u32(); err != nil {
+			if o.PostReturn, err = r.U32(); err != nil {
 				return o, err
 			}
 			o.HasPostReturn = true

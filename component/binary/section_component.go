@@ -3,7 +3,7 @@ package binary
 // componentSection decodes a nested component (section 4) in a scope of its own whose outer
 // aliases can reach this one.
 func (s *scope) componentSection(r *reader, off int) error {
-	b, err := r.bytes(uint32(r.remaining()))
+	b, err := r.Bytes(uint64(r.Remaining()))
 	if err != nil {
 		return err
 	}
@@ -11,7 +11,7 @@ func (s *scope) componentSection(r *reader, off int) error {
 	if err != nil {
 		return at(off, err)
 	}
-	if err := s.d.component(b, r.offset()-len(b), child, false); err != nil {
+	if err := s.d.component(b, r.Offset()-len(b), child, false); err != nil {
 		return within("nested component", err)
 	}
 	def := &NestedComponent{Offset: off, Component: child.c}

@@ -4,8 +4,8 @@ import "fmt"
 
 // readCoreSort reads a core:sort byte.
 func readCoreSort(r *reader) (Sort, error) {
-	off := r.offset()
-	b, err := r.byte()
+	off := r.Offset()
+	b, err := r.Byte()
 	if err != nil {
 		return 0, err
 	}
@@ -57,34 +57,34 @@ func (s *scope) coreExternOf(sort Sort, idx uint32) (CoreExternType, error) {
 
 // coreInstance1 handles one core:instance: instantiating a module, or bundling exports.
 func (s *scope) coreInstance1(r *reader, off int) error {
-	tag, err := r.byte()
+	tag, err := r.Byte()
 	if err != nil {
 		return err
 	}
 	def := &CoreInstance{Offset: off}
 	switch tag {
 	case 0x00:
-		if def.Module, err = r.u32(); err != nil {
+		if def.Module, err = r.U32(); err != nil {
 			return err
 		}
-		n, err := r.count("instantiation argument", 3)
+		n, err := r.Count("instantiation argument", 3, 0)
 		if err != nil {
 			return err
 		}
 		for i := uint32(0); i < n; i++ {
-			aoff := r.offset()
-			name, err := r.name()
+			aoff := r.Offset()
+			name, err := r.Name()
 			if err != nil {
 				return err
 			}
-			kind, err := r.byte()
+			kind, err := r.Byte()
 			if err != nil {
 				return err
 			}
 			if kind != 0x12 {
 				return at(aoff, errf(ErrInvalid, "core instantiation argument %q must be a core instance (0x12), found sort 0x%02x", name, kind))
 			}
-			idx, err := r.u32()
+			idx, err := r.U32()
 			if err != nil {
 				return err
 			}
@@ -95,15 +95,15 @@ func (s *scope) coreInstance1(r *reader, off int) error {
 		}
 	case 0x01:
 		def.FromExports = true
-		n, err := r.count("core export", 3)
+		n, err := r.Count("core export", 3, 0)
 		if err != nil {
 			return err
 		}
 		names := make(map[string]bool, n)
 		it := &CoreInstanceType{}
 		for i := uint32(0); i < n; i++ {
-			eoff := r.offset()
-			name, err := r.name()
+			eoff := r.Offset()
+			name, err := r.Name()
 			if err != nil {
 				return err
 			}
@@ -111,7 +111,7 @@ func (s *scope) coreInstance1(r *reader, off int) error {
 			if err != nil {
 				return err
 			}
-			idx, err := r.u32()
+			idx, err := r.U32()
 			if err != nil {
 				return err
 			}

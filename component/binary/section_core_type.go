@@ -18,8 +18,8 @@ func (s *scope) coreTypeDef(r *reader, off int) error {
 
 // readCoreDefType reads a core:deftype: a function type or, unless inModule, a module type.
 func (s *scope) readCoreDefType(r *reader, inModule bool) (CoreType, error) {
-	off := r.offset()
-	op, err := r.byte()
+	off := r.Offset()
+	op, err := r.Byte()
 	if err != nil {
 		return nil, err
 	}
@@ -53,23 +53,23 @@ func (s *scope) readModuleType(r *reader, start int) (*ModuleType, error) {
 	mt := &ModuleType{}
 	exportNames := map[string]bool{}
 	importNames := map[[2]string]bool{}
-	n, err := r.count("module type declarator", 2)
+	n, err := r.Count("module type declarator", 2, 0)
 	if err != nil {
 		return nil, err
 	}
 	for i := uint32(0); i < n; i++ {
-		off := r.offset()
-		op, err := r.byte()
+		off := r.Offset()
+		op, err := r.Byte()
 		if err != nil {
 			return nil, err
 		}
 		switch op {
 		case 0x00: // import
-			mod, err := r.name()
+			mod, err := r.Name()
 			if err != nil {
 				return nil, err
 			}
-			name, err := r.name()
+			name, err := r.Name()
 			if err != nil {
 				return nil, err
 			}
@@ -88,22 +88,22 @@ func (s *scope) readModuleType(r *reader, start int) (*ModuleType, error) {
 			}
 			types = append(types, t.(*CoreFuncType))
 		case 0x02: // alias
-			sort, err := r.byte()
+			sort, err := r.Byte()
 			if err != nil {
 				return nil, err
 			}
-			kind, err := r.byte()
+			kind, err := r.Byte()
 			if err != nil {
 				return nil, err
 			}
 			if sort != 0x10 || kind != 0x01 {
 				return nil, at(off, errf(ErrMalformed, "module type alias must be an outer core type alias (0x10 0x01), found 0x%02x 0x%02x", sort, kind))
 			}
-			count, err := r.u32()
+			count, err := r.U32()
 			if err != nil {
 				return nil, err
 			}
-			idx, err := r.u32()
+			idx, err := r.U32()
 			if err != nil {
 				return nil, err
 			}
@@ -129,7 +129,7 @@ func (s *scope) readModuleType(r *reader, start int) (*ModuleType, error) {
 			}
 			types = append(types, ft)
 		case 0x03: // export
-			name, err := r.name()
+			name, err := r.Name()
 			if err != nil {
 				return nil, err
 			}

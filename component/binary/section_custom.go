@@ -4,11 +4,11 @@ package binary
 // section, producers, wit-component's type metadata) are not validated: the spec lets engines
 // ignore them.
 func (s *scope) customSection(r *reader, off int) error {
-	name, err := r.name()
+	name, err := r.Name()
 	if err != nil {
 		return err
 	}
-	data, err := r.bytes(uint32(r.remaining()))
+	data, err := r.Bytes(uint64(r.Remaining()))
 	if err != nil {
 		return err
 	}

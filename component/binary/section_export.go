@@ -14,8 +14,8 @@ func (s *scope) export1(r *reader, off int) error {
 	if err != nil {
 		return err
 	}
-	ioff := r.offset()
-	idx, err := r.u32()
+	ioff := r.Offset()
+	idx, err := r.U32()
 	if err != nil {
 		return err
 	}
@@ -25,8 +25,8 @@ func (s *scope) export1(r *reader, off int) error {
 		return at(ioff, within(ctx, err))
 	}
 	def := &Export{Offset: off, Name: name, Sort: sort, Index: idx}
-	aoff := r.offset()
-	b, err := r.byte()
+	aoff := r.Offset()
+	b, err := r.Byte()
 	if err != nil {
 		return err
 	}

@@ -5,22 +5,22 @@ import "fmt"
 // instance1 handles one component instance definition (section 5): instantiating a component,
 // or bundling exports.
 func (s *scope) instance1(r *reader, off int) error {
-	tag, err := r.byte()
+	tag, err := r.Byte()
 	if err != nil {
 		return err
 	}
 	def := &Instance{Offset: off}
 	switch tag {
 	case 0x00:
-		if def.Component, err = r.u32(); err != nil {
+		if def.Component, err = r.U32(); err != nil {
 			return err
 		}
-		n, err := r.count("instantiation argument", 3)
+		n, err := r.Count("instantiation argument", 3, 0)
 		if err != nil {
 			return err
 		}
 		for i := uint32(0); i < n; i++ {
-			name, err := r.name()
+			name, err := r.Name()
 			if err != nil {
 				return err
 			}
@@ -28,7 +28,7 @@ func (s *scope) instance1(r *reader, off int) error {
 			if err != nil {
 				return err
 			}
-			idx, err := r.u32()
+			idx, err := r.U32()
 			if err != nil {
 				return err
 			}
@@ -39,7 +39,7 @@ func (s *scope) instance1(r *reader, off int) error {
 		}
 	case 0x01:
 		def.FromExports = true
-		n, err := r.count("instance export", 3)
+		n, err := r.Count("instance export", 3, 0)
 		if err != nil {
 			return err
 		}
@@ -49,7 +49,7 @@ func (s *scope) instance1(r *reader, off int) error {
 		bag := &scope{bag: true}
 		var exports []ExternDecl
 		for i := uint32(0); i < n; i++ {
-			eoff := r.offset()
+			eoff := r.Offset()
 			name, err := readExternName(r)
 			if err != nil {
 				return err
@@ -58,7 +58,7 @@ func (s *scope) instance1(r *reader, off int) error {
 			if err != nil {
 				return err
 			}
-			idx, err := r.u32()
+			idx, err := r.U32()
 			if err != nil {
 				return err
 			}

@@ -2,11 +2,11 @@ package binary
 
 // coreModuleSection records an embedded core module (section 1) and computes its type.
 func (s *scope) coreModuleSection(r *reader, off int) error {
-	b, err := r.bytes(uint32(r.remaining()))
+	b, err := r.Bytes(uint64(r.Remaining()))
 	if err != nil {
 		return err
 	}
-	mt, err := scanModule(b, r.offset()-len(b))
+	mt, err := scanModule(b, r.Offset()-len(b))
 	if err != nil {
 		return err
 	}

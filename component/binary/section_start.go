@@ -10,21 +10,21 @@ func (s *scope) startSection(r *reader, off int) error {
 	s.hasStart = true
 	def := &Start{Offset: off}
 	var err error
-	if def.Func, err = r.u32(); err != nil {
+	if def.Func, err = r.U32(); err != nil {
 		return err
 	}
-	n, err := r.count("start argument", 1)
+	n, err := r.Count("start argument", 1, 0)
 	if err != nil {
 		return err
 	}
 	for i := uint32(0); i < n; i++ {
-		v, err := r.u32()
+		v, err := r.U32()
 		if err != nil {
 			return err
 		}
 		def.Args = append(def.Args, v)
 	}
-	if def.Results, err = r.u32(); err != nil {
+	if def.Results, err = r.U32(); err != nil {
 		return err
 	}
 	ft, err := s.fn(def.Func)

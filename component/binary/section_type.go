@@ -14,19 +14,19 @@ type rawValType struct {
 
 // readValType reads `valtype ::= typeidx | primvaltype` (a non-negative s33 or a primitive code).
 func readValType(r *reader) (rawValType, error) {
-	off := r.offset()
-	b, err := r.peek()
+	off := r.Offset()
+	b, err := r.Peek()
 	if err != nil {
 		return rawValType{}, err
 	}
 	if b >= byte(String) && b <= byte(Bool) {
-		r.pos++
+		r.Pos++
 		return rawValType{prim: PrimType(b)}, nil
 	}
 	if b == 0x64 {
 		return rawValType{}, at(off, unsupported("the error-context type"))
 	}
-	v, err := r.s33()
+	v, err := r.Signed(33)
 	if err != nil {
 		return rawValType{}, err
 	}
@@ -38,7 +38,7 @@ func readValType(r *reader) (rawValType, error) {
 
 // resolveValType reads and resolves a valtype.
 func (s *scope) resolveValType(r *reader) (ValType, error) {
-	off := r.offset()
+	off := r.Offset()
 	v, err := readValType(r)
 	if err != nil {
 		return nil, err
@@ -49,8 +49,8 @@ func (s *scope) resolveValType(r *reader) (ValType, error) {
 
 // optValType reads `<valtype>?` (0x00 or 0x01 valtype).
 func (s *scope) optValType(r *reader) (ValType, error) {
-	off := r.offset()
-	b, err := r.byte()
+	off := r.Offset()
+	b, err := r.Byte()
 	if err != nil {
 		return nil, err
 	}
@@ -65,8 +65,8 @@ func (s *scope) optValType(r *reader) (ValType, error) {
 
 // readLabel reads a labellit and checks it is kebab-case and unique among seen.
 func readLabel(r *reader, what string, seen map[string]string) (string, error) {
-	off := r.offset()
-	l, err := r.name()
+	off := r.Offset()
+	l, err := r.Name()
 	if err != nil {
 		return "", err
 	}
@@ -100,25 +100,25 @@ func (s *scope) typeDef(r *reader, off int) error {
 // readDefType reads a deftype: a defined value type, function, component, instance or resource
 // type.
 func (s *scope) readDefType(r *reader) (Type, error) {
-	off := r.offset()
-	op, err := r.peek()
+	off := r.Offset()
+	op, err := r.Peek()
 	if err != nil {
 		return nil, err
 	}
 	switch op {
 	case 0x40:
-		r.pos++
+		r.Pos++
 		return s.readFuncType(r)
 	case 0x43:
 		return nil, at(off, unsupported("async function types"))
 	case 0x41:
-		r.pos++
+		r.Pos++
 		return s.readComponentType(r)
 	case 0x42:
-		r.pos++
+		r.Pos++
 		return s.readInstanceType(r)
 	case 0x3f:
-		r.pos++
+		r.Pos++
 		return s.readResourceType(r, off)
 	case 0x3e:
 		return nil, at(off, unsupported("resource types with async destructors"))
@@ -127,7 +127,7 @@ func (s *scope) readDefType(r *reader) (Type, error) {
 }
 
 func (s *scope) readFuncType(r *reader) (*FuncType, error) {
-	n, err := r.count("parameter", 2)
+	n, err := r.Count("parameter", 2, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -144,8 +144,8 @@ func (s *scope) readFuncType(r *reader) (*FuncType, error) {
 		}
 		params = append(params, Param{Name: name, Type: t})
 	}
-	off := r.offset()
-	b, err := r.byte()
+	off := r.Offset()
+	b, err := r.Byte()
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func (s *scope) readFuncType(r *reader) (*FuncType, error) {
 			return nil, at(off, errf(ErrInvalid, "function result `%s` contains a borrow handle", result))
 		}
 	case 0x01:
-		m, err := r.u32()
+		m, err := r.U32()
 		if err != nil {
 			return nil, err
 		}
@@ -177,8 +177,8 @@ func (s *scope) readResourceType(r *reader, off int) (*ResourceType, error) {
 	if s.inType() {
 		return nil, at(off, errf(ErrInvalid, "resource types cannot be defined inside component or instance types"))
 	}
-	repOff := r.offset()
-	rep, err := r.byte()
+	repOff := r.Offset()
+	rep, err := r.Byte()
 	if err != nil {
 		return nil, err
 	}
@@ -190,15 +190,15 @@ func (s *scope) readResourceType(r *reader, off int) (*ResourceType, error) {
 		return nil, at(repOff, errf(ErrInvalid, "resource representation must be i32, found 0x%02x", rep))
 	}
 	res := &Resource{Local: true, Rep: CoreI32, definer: s}
-	dtorOff := r.offset()
-	b, err := r.byte()
+	dtorOff := r.Offset()
+	b, err := r.Byte()
 	if err != nil {
 		return nil, err
 	}
 	switch b {
 	case 0x00:
 	case 0x01:
-		idx, err := r.u32()
+		idx, err := r.U32()
 		if err != nil {
 			return nil, err
 		}
@@ -219,8 +219,8 @@ func (s *scope) readResourceType(r *reader, off int) (*ResourceType, error) {
 }
 
 func (s *scope) readDefValType(r *reader) (ValType, error) {
-	off := r.offset()
-	op, err := r.byte()
+	off := r.Offset()
+	op, err := r.Byte()
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +235,7 @@ func (s *scope) readDefValType(r *reader) (ValType, error) {
 	}
 	switch op {
 	case 0x72: // record
-		n, err := r.count("record field", 2)
+		n, err := r.Count("record field", 2, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -258,7 +258,7 @@ func (s *scope) readDefValType(r *reader) (ValType, error) {
 		nt, nerr := newRecord(fields)
 		return done(nt, nerr)
 	case 0x71: // variant
-		n, err := r.count("variant case", 3)
+		n, err := r.Count("variant case", 3, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -276,8 +276,8 @@ func (s *scope) readDefValType(r *reader) (ValType, error) {
 			if err != nil {
 				return nil, within(fmt.Sprintf("variant case `%s`", name), err)
 			}
-			zoff := r.offset()
-			z, err := r.byte()
+			zoff := r.Offset()
+			z, err := r.Byte()
 			if err != nil {
 				return nil, err
 			}
@@ -296,7 +296,7 @@ func (s *scope) readDefValType(r *reader) (ValType, error) {
 		nt, nerr := newList(elem)
 		return done(nt, nerr)
 	case 0x6f: // tuple
-		n, err := r.count("tuple element", 1)
+		n, err := r.Count("tuple element", 1, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -318,7 +318,7 @@ func (s *scope) readDefValType(r *reader) (ValType, error) {
 		if op == 0x6d {
 			what = "enum"
 		}
-		n, err := r.count(what+" label", 2)
+		n, err := r.Count(what+" label", 2, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -362,8 +362,8 @@ func (s *scope) readDefValType(r *reader) (ValType, error) {
 		nt, nerr := newResult(ok, e)
 		return done(nt, nerr)
 	case 0x69, 0x68: // own, borrow
-		ioff := r.offset()
-		idx, err := r.u32()
+		ioff := r.Offset()
+		idx, err := r.U32()
 		if err != nil {
 			return nil, err
 		}
@@ -395,7 +395,7 @@ func (s *scope) readComponentType(r *reader) (*ComponentType, error) {
 }
 
 func (s *scope) readInstanceType(r *reader) (*InstanceType, error) {
-	start := r.offset()
+	start := r.Offset()
 	ct, err := s.readTypeScope(r, kindInstanceType)
 	if err != nil {
 		return nil, err
@@ -407,7 +407,7 @@ func (s *scope) readInstanceType(r *reader) (*InstanceType, error) {
 // readTypeScope reads component or instance type declarators (Binary.md: componentdecl,
 // instancedecl) and returns the declared imports and exports.
 func (s *scope) readTypeScope(r *reader, kind scopeKind) (*ComponentType, error) {
-	start := r.offset()
+	start := r.Offset()
 	ts, err := newScope(kind, s, s.d)
 	if err != nil {
 		return nil, at(start, err)
@@ -416,13 +416,13 @@ func (s *scope) readTypeScope(r *reader, kind scopeKind) (*ComponentType, error)
 	if kind == kindInstanceType {
 		what = "instance type declarator"
 	}
-	n, err := r.count(what, 2)
+	n, err := r.Count(what, 2, 0)
 	if err != nil {
 		return nil, err
 	}
 	for i := uint32(0); i < n; i++ {
-		off := r.offset()
-		op, err := r.byte()
+		off := r.Offset()
+		op, err := r.Byte()
 		if err != nil {
 			return nil, err
 		}

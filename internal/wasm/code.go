@@ -6,7 +6,7 @@ import "fmt"
 // structural pass over every instruction.
 
 func (d *decoder) codeSection(r *reader) error {
-	n, err := r.count("function bodies", 2, 0)
+	n, err := r.Count("function bodies", 2, 0)
 	if err != nil {
 		return err
 	}
@@ -14,19 +14,19 @@ func (d *decoder) codeSection(r *reader) error {
 		return fmt.Errorf("%w: code section has %d bodies but the function section declares %d functions", ErrMalformed, n, len(d.m.FuncTypeIndices))
 	}
 	d.m.Code = make([]Code, 0, n)
-	d.rec.setChunk(r.remaining())
+	d.rec.setChunk(r.Remaining())
 	for i := uint32(0); i < n; i++ {
 		fn := d.m.NumImportedFuncs + i
-		at := r.offset()
-		size, err := r.u32()
+		at := r.Offset()
+		size, err := r.U32()
 		if err != nil {
 			return fmt.Errorf("function %d: %w", fn, err)
 		}
 		if size > d.lim.FunctionBodySize {
 			return fmt.Errorf("function %d: %w", fn, limitErr(at, "bytes of function body", uint64(size), uint64(d.lim.FunctionBodySize)))
 		}
-		bodyAt := r.offset()
-		body, err := r.bytes(int(size))
+		bodyAt := r.Offset()
+		body, err := r.Bytes(uint64(size))
 		if err != nil {
 			return fmt.Errorf("function %d: %w", fn, err)
 		}
@@ -48,8 +48,8 @@ func (d *decoder) codeSection(r *reader) error {
 func (d *decoder) functionBody(fn, defined uint32, body []byte, base int) (Code, error) {
 	r := newReader(body, base)
 	c := Code{full: body}
-	at := r.offset()
-	nd, err := r.count("local declarations", 2, d.lim.LocalsPerFunction)
+	at := r.Offset()
+	nd, err := r.Count("local declarations", 2, d.lim.LocalsPerFunction)
 	if err != nil {
 		return c, err
 	}
@@ -57,8 +57,8 @@ func (d *decoder) functionBody(fn, defined uint32, body []byte, base int) (Code,
 	locals := params
 
 	for j := uint32(0); j < nd; j++ {
-		cat := r.offset()
-		cnt, err := r.u32()
+		cat := r.Offset()
+		cnt, err := r.U32()
 		if err != nil {
 			return c, err
 		}
@@ -66,7 +66,7 @@ func (d *decoder) functionBody(fn, defined uint32, body []byte, base int) (Code,
 		if locals > uint64(d.lim.LocalsPerFunction) {
 			return c, limitErr(cat, "locals (parameters included)", locals, uint64(d.lim.LocalsPerFunction))
 		}
-		tat := r.offset()
+		tat := r.Offset()
 		t, f, err := readValType(r)
 		if err != nil {
 			return c, err
@@ -84,8 +84,8 @@ func (d *decoder) functionBody(fn, defined uint32, body []byte, base int) (Code,
 	if d.totalLocals > d.lim.TotalLocals {
 		return c, limitErr(at, "locals in all functions together", d.totalLocals, d.lim.TotalLocals)
 	}
-	c.Offset = r.offset()
-	c.Body = body[r.pos:len(body):len(body)]
+	c.Offset = r.Offset()
+	c.Body = body[r.Pos:len(body):len(body)]
 	if err := d.scanBody(fn, r); err != nil {
 		return c, err
 	}
@@ -119,8 +119,8 @@ func (d *decoder) scanBody(fn uint32, r *reader) error {
 	in := &d.instr
 	rec := &d.rec
 	rec.begin()
-	bodyStart := r.pos
-	for !r.done() {
+	bodyStart := r.Pos
+	for !r.Done() {
 		if err := readInstr(r, in); err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func (d *decoder) scanBody(fn uint32, r *reader) error {
 		in.end -= bodyStart
 		rec.add(in)
 		in.start += bodyStart
-		at := r.base + in.start
+		at := r.Base + in.start
 		var feature string
 		if in.op < 0x100 {
 			feature = ops1[in.op].feature // without copying the whole opInfo
@@ -175,8 +175,8 @@ func (d *decoder) scanBody(fn uint32, r *reader) error {
 			}
 		case opEnd:
 			stack = stack[:len(stack)-1]
-			if len(stack) == 0 && !r.done() {
-				return fmt.Errorf("at byte offset 0x%x: %w: instructions after the function's final end", r.offset(), ErrMalformed)
+			if len(stack) == 0 && !r.Done() {
+				return fmt.Errorf("at byte offset 0x%x: %w: instructions after the function's final end", r.Offset(), ErrMalformed)
 			}
 		case opBr, opBrIf, opBrOnNull, opBrOnNonNull, prefixGC<<16 | 24, prefixGC<<16 | 25:
 			if in.idx >= depth {
@@ -202,7 +202,7 @@ func (d *decoder) scanBody(fn uint32, r *reader) error {
 		}
 	}
 	if len(stack) != 0 {
-		return fmt.Errorf("at byte offset 0x%x: %w: function body ends inside %d unclosed blocks", r.offset(), ErrMalformed, len(stack))
+		return fmt.Errorf("at byte offset 0x%x: %w: function body ends inside %d unclosed blocks", r.Offset(), ErrMalformed, len(stack))
 	}
 	return nil
 }

@@ -4,18 +4,18 @@ package wasm
 
 func (d *decoder) customSection(r *reader) error {
 	if uint32(len(d.m.CustomSections)) >= d.lim.CustomSections {
-		return limitErr(r.offset(), "custom sections", uint64(len(d.m.CustomSections))+1, uint64(d.lim.CustomSections))
+		return limitErr(r.Offset(), "custom sections", uint64(len(d.m.CustomSections))+1, uint64(d.lim.CustomSections))
 	}
-	name, err := r.name()
+	name, err := r.Name()
 	if err != nil {
 		return err
 	}
-	data := r.buf[r.pos:len(r.buf):len(r.buf)]
+	data := r.Buf[r.Pos:len(r.Buf):len(r.Buf)]
 	d.m.CustomSections = append(d.m.CustomSections, CustomSection{Name: name, Data: data})
 	if name == "name" {
-		d.nameSection(newReader(data, r.offset()))
+		d.nameSection(newReader(data, r.Offset()))
 	}
-	r.pos = len(r.buf)
+	r.Pos = len(r.Buf)
 	return nil
 }
 
@@ -31,24 +31,24 @@ const (
 // nameSection reads the module name and function names. The name section is advisory, so a
 // malformed one is ignored from the point where it goes wrong rather than rejected.
 func (d *decoder) nameSection(r *reader) {
-	for !r.done() {
-		id, err := r.byte()
+	for !r.Done() {
+		id, err := r.Byte()
 		if err != nil {
 			return
 		}
-		size, err := r.u32()
-		if err != nil || uint64(size) > uint64(r.remaining()) {
+		size, err := r.U32()
+		if err != nil || uint64(size) > uint64(r.Remaining()) {
 			return
 		}
-		sub, _ := r.bytes(int(size))
+		sub, _ := r.Bytes(uint64(size))
 		sr := newReader(sub, 0)
 		switch id {
 		case nameModule:
-			if n, err := sr.name(); err == nil {
+			if n, err := sr.Name(); err == nil {
 				d.m.ModuleName = n
 			}
 		case nameFunctions:
-			n, err := sr.count("function names", 2, 0)
+			n, err := sr.Count("function names", 2, 0)
 			if err != nil {
 				continue
 			}
@@ -56,11 +56,11 @@ func (d *decoder) nameSection(r *reader) {
 				d.m.funcNames = make(map[uint32]string, min(n, d.numFuncsSoFar()))
 			}
 			for i := uint32(0); i < n; i++ {
-				idx, err := sr.u32()
+				idx, err := sr.U32()
 				if err != nil {
 					break
 				}
-				name, err := sr.name()
+				name, err := sr.Name()
 				if err != nil {
 					break
 				}

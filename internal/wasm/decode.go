@@ -86,18 +86,18 @@ func decode(b []byte, lim Limits) (*Module, error) {
 	d := &decoder{m: &Module{raw: b}, lim: lim}
 	r := newReader(b[8:], 8)
 	lastRank := 0
-	for !r.done() {
-		start := r.offset()
-		id, _ := r.byte()
-		size, err := r.u32()
+	for !r.Done() {
+		start := r.Offset()
+		id, _ := r.Byte()
+		size, err := r.U32()
 		if err != nil {
 			return nil, err
 		}
-		if uint64(size) > uint64(r.remaining()) {
-			return nil, fmt.Errorf("at byte offset 0x%x: %w: section %d declares %d bytes, only %d remain", start, ErrMalformed, id, size, r.remaining())
+		if uint64(size) > uint64(r.Remaining()) {
+			return nil, fmt.Errorf("at byte offset 0x%x: %w: section %d declares %d bytes, only %d remain", start, ErrMalformed, id, size, r.Remaining())
 		}
-		payloadStart := r.offset()
-		payload, _ := r.bytes(int(size))
+		payloadStart := r.Offset()
+		payload, _ := r.Bytes(uint64(size))
 		if id > secTag {
 			return nil, fmt.Errorf("at byte offset 0x%x: %w: unknown section id %d", start, ErrMalformed, id)
 		}
@@ -111,13 +111,13 @@ func decode(b []byte, lim Limits) (*Module, error) {
 			}
 			lastRank = rank
 		}
-		d.m.sections = append(d.m.sections, section{id: id, start: start, payloadStart: payloadStart, end: r.offset()})
+		d.m.sections = append(d.m.sections, section{id: id, start: start, payloadStart: payloadStart, end: r.Offset()})
 		sr := newReader(payload, payloadStart)
 		if err := d.section(id, sr); err != nil {
 			return nil, fmt.Errorf("section %s: %w", sectionNames[id], err)
 		}
-		if id != secCustom && !sr.done() {
-			return nil, fmt.Errorf("section %s: at byte offset 0x%x: %w: %d unread bytes at the end of the section", sectionNames[id], sr.offset(), ErrMalformed, sr.remaining())
+		if id != secCustom && !sr.Done() {
+			return nil, fmt.Errorf("section %s: at byte offset 0x%x: %w: %d unread bytes at the end of the section", sectionNames[id], sr.Offset(), ErrMalformed, sr.Remaining())
 		}
 	}
 	m := d.m

@@ -96,7 +96,7 @@ func TestDecodeAllOpcodes(t *testing.T) {
 		var in instr
 		found := false
 		want := strings.TrimSuffix(e.Name, "_t")
-		for !r.done() {
+		for !r.Done() {
 			if err := readInstr(r, &in); err != nil {
 				t.Fatalf("%s: %v", e.Name, err)
 			}

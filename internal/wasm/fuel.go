@@ -276,7 +276,7 @@ func (mt *meter) decode(body []byte) error {
 	cr.begin()
 	r := newReader(body, 0)
 	in := &mt.in
-	for !r.done() {
+	for !r.Done() {
 		if err := readInstr(r, in); err != nil {
 			return err
 		}
@@ -786,13 +786,13 @@ func (mt *meter) emit(dst []byte, body []byte, p plan, adjust []int64, scratch u
 			// least BulkCheckLength calls the hook, which checks the deadline.
 			at := int(ka)
 			dst = append(dst, body[pos:at]...)
-			r := reader{buf: body, pos: at}
+			r := reader{Buf: body, Pos: at, Malformed: malformed, OverLimit: overLimit}
 			if err := readInstr(&r, &mt.in); err != nil {
 				panic("BUG: a decoded bulk instruction does not read again")
 			}
 			dst = append(dst, opLocalTee)
 			dst = appendU32(dst, scratch)
-			dst = append(dst, body[at:r.pos]...)
+			dst = append(dst, body[at:r.Pos]...)
 			dst = append(dst, opLocalGet)
 			dst = appendU32(dst, scratch)
 			dst = append(dst, opI32Const)
@@ -800,15 +800,15 @@ func (mt *meter) emit(dst []byte, body []byte, p plan, adjust []int64, scratch u
 			dst = append(dst, opI32GeU, opIf, 0x40, opCall)
 			dst = appendU32(dst, mt.sh.fn)
 			dst = append(dst, opEnd)
-			pos = r.pos
+			pos = r.Pos
 			ki++
 			continue
 		}
 		at := int(sa)
 		dst = append(dst, body[pos:at]...)
 		op := body[at]
-		r := reader{buf: body, pos: at + 1}
-		idx, err := r.u32()
+		r := reader{Buf: body, Pos: at + 1, Malformed: malformed, OverLimit: overLimit}
+		idx, err := r.U32()
 		if err != nil {
 			panic("BUG: the index of a decoded instruction does not read again")
 		}
@@ -819,7 +819,7 @@ func (mt *meter) emit(dst []byte, body []byte, p plan, adjust []int64, scratch u
 		}
 		dst = append(dst, op)
 		dst = appendU32(dst, idx)
-		pos = r.pos
+		pos = r.Pos
 		si++
 	}
 	return append(dst, body[pos:]...)
@@ -872,7 +872,7 @@ func (s indexShift) appendInstr(dst, src []byte, in *instr) []byte {
 // global and function indices renumbered by s.
 func shiftExpr(dst, expr []byte, s indexShift, in *instr) ([]byte, error) {
 	r := newReader(expr, 0)
-	for !r.done() {
+	for !r.Done() {
 		if err := readInstr(r, in); err != nil {
 			return nil, err
 		}

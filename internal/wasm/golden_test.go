@@ -295,16 +295,16 @@ func goldenCoreModules(name string, b []byte) map[string][]byte {
 	var walk func(b []byte) bool
 	walk = func(b []byte) bool {
 		r := newReader(b[8:], 8)
-		for !r.done() {
-			id, err := r.byte()
+		for !r.Done() {
+			id, err := r.Byte()
 			if err != nil {
 				return false
 			}
-			size, err := r.u32()
+			size, err := r.U32()
 			if err != nil {
 				return false
 			}
-			p, err := r.bytes(int(size))
+			p, err := r.Bytes(uint64(size))
 			if err != nil {
 				return false
 			}

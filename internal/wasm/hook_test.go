@@ -56,7 +56,7 @@ func refs(t *testing.T, body []byte, skip int64) []funcRef {
 	var out []funcRef
 	r := newReader(body, 0)
 	var in instr
-	for !r.done() {
+	for !r.Done() {
 		if err := readInstr(r, &in); err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func countCalls(t *testing.T, body []byte, f uint32) int {
 	n := 0
 	r := newReader(body, 0)
 	var in instr
-	for !r.done() {
+	for !r.Done() {
 		if err := readInstr(r, &in); err != nil {
 			t.Fatal(err)
 		}
@@ -363,10 +363,10 @@ func nameSubsections(t *testing.T, m *Module) map[byte][]byte {
 			continue
 		}
 		r := newReader(c.Data, 0)
-		for !r.done() {
-			id, _ := r.byte()
-			size, _ := r.u32()
-			sub, err := r.bytes(int(size))
+		for !r.Done() {
+			id, _ := r.Byte()
+			size, _ := r.U32()
+			sub, err := r.Bytes(uint64(size))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -384,22 +384,22 @@ func indirectNames(t *testing.T, m *Module, id byte) map[uint32]map[uint32]strin
 		return nil
 	}
 	r := newReader(sub, 0)
-	n, _ := r.u32()
+	n, _ := r.U32()
 	out := map[uint32]map[uint32]string{}
 	for i := uint32(0); i < n; i++ {
-		f, _ := r.u32()
-		k, _ := r.u32()
+		f, _ := r.U32()
+		k, _ := r.U32()
 		out[f] = map[uint32]string{}
 		for j := uint32(0); j < k; j++ {
-			idx, _ := r.u32()
-			name, err := r.name()
+			idx, _ := r.U32()
+			name, err := r.Name()
 			if err != nil {
 				t.Fatal(err)
 			}
 			out[f][idx] = name
 		}
 	}
-	if !r.done() {
+	if !r.Done() {
 		t.Fatalf("subsection %d: trailing bytes", id)
 	}
 	return out
@@ -670,7 +670,7 @@ func countBulk(t *testing.T, body []byte) int {
 	r := newReader(body, 0)
 	var in instr
 	n := 0
-	for !r.done() {
+	for !r.Done() {
 		if err := readInstr(r, &in); err != nil {
 			t.Fatal(err)
 		}

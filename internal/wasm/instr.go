@@ -19,7 +19,7 @@ const blockTypeEmpty = -64 // 0x40 read as s33
 
 // readInstr decodes the instruction at r's position into in.
 func readInstr(r *reader, in *instr) error {
-	in.start = r.pos
+	in.start = r.Pos
 	in.immFeature = ""
 	if readShort(r, in) {
 		return nil
@@ -29,32 +29,32 @@ func readInstr(r *reader, in *instr) error {
 
 // readLong is readInstr without the short cut.
 func readLong(r *reader, in *instr) error {
-	b, err := r.byte()
+	b, err := r.Byte()
 	if err != nil {
 		return err
 	}
 	var info opInfo
 	if b >= prefixGC && b <= prefixThreads {
-		sub, err := r.u32()
+		sub, err := r.U32()
 		if err != nil {
 			return err
 		}
 		in.op = uint32(b)<<16 | sub
 		info = lookupOp(in.op)
 		if !info.valid {
-			return r.errf("unknown opcode 0x%02x 0x%02x", b, sub)
+			return r.Fail("unknown opcode 0x%02x 0x%02x", b, sub)
 		}
 	} else {
 		in.op = uint32(b)
 		info = ops1[b]
 		if !info.valid {
-			return r.errf("unknown opcode 0x%02x", b)
+			return r.Fail("unknown opcode 0x%02x", b)
 		}
 	}
 	if err := readImm(r, in, info.imm); err != nil {
 		return err
 	}
-	in.end = r.pos
+	in.end = r.Pos
 	return nil
 }
 
@@ -62,7 +62,7 @@ func readLong(r *reader, in *instr) error {
 // or single-byte LEB128s, without going through readImm. It reports false, having read nothing,
 // for every other instruction.
 func readShort(r *reader, in *instr) bool {
-	p, buf := r.pos, r.buf
+	p, buf := r.Pos, r.Buf
 	if p >= len(buf) || buf[p] >= prefixGC {
 		return false
 	}
@@ -97,7 +97,7 @@ func readShort(r *reader, in *instr) bool {
 		return false
 	}
 	in.op = uint32(b)
-	r.pos = p
+	r.Pos = p
 	in.end = p
 	return true
 }
@@ -109,10 +109,10 @@ func readImm(r *reader, in *instr, k immKind) error {
 	case immBlock:
 		in.bt, err = readBlockType(r, in)
 	case immIdx:
-		in.idx, err = r.u32()
+		in.idx, err = r.U32()
 	case immIdx2:
-		if in.idx, err = r.u32(); err == nil {
-			in.idx2, err = r.u32()
+		if in.idx, err = r.U32(); err == nil {
+			in.idx2, err = r.U32()
 		}
 		if err == nil && (in.op == prefixMisc<<16|8 && in.idx2 != 0 || in.op == prefixMisc<<16|10 && (in.idx|in.idx2) != 0) {
 			in.immFeature = FeatureMultiMemory
@@ -121,25 +121,25 @@ func readImm(r *reader, in *instr, k immKind) error {
 			in.immFeature = FeatureReferenceTypes
 		}
 	case immCallIndirect:
-		if in.idx, err = r.u32(); err == nil {
-			in.idx2, err = r.u32()
+		if in.idx, err = r.U32(); err == nil {
+			in.idx2, err = r.U32()
 			if err == nil && in.idx2 != 0 {
 				in.immFeature = FeatureReferenceTypes
 			}
 		}
 	case immMemIdx:
-		in.idx, err = r.u32()
+		in.idx, err = r.U32()
 		if err == nil && in.idx != 0 {
 			in.immFeature = FeatureMultiMemory
 		}
 	case immBrTable:
 		var n uint32
-		if n, err = r.count("br_table targets", 1, 0); err != nil {
+		if n, err = r.Count("br_table targets", 1, 0); err != nil {
 			return err
 		}
 		in.labels = in.labels[:0]
 		for i := uint32(0); i <= n; i++ {
-			l, err := r.u32()
+			l, err := r.U32()
 			if err != nil {
 				return err
 			}
@@ -149,33 +149,33 @@ func readImm(r *reader, in *instr, k immKind) error {
 		err = readMemarg(r, in)
 	case immMemLane:
 		if err = readMemarg(r, in); err == nil {
-			_, err = r.byte()
+			_, err = r.Byte()
 		}
 	case immLane, immZeroByte:
 		var v byte
-		v, err = r.byte()
+		v, err = r.Byte()
 		if err == nil && k == immZeroByte && v != 0 {
-			return r.errf("atomic.fence flags must be 0, found 0x%02x", v)
+			return r.Fail("atomic.fence flags must be 0, found 0x%02x", v)
 		}
 	case immI32:
 		var v int32
-		v, err = r.s32()
+		v, err = s32(r)
 		in.bt = int64(v)
 	case immI64:
-		in.bt, err = r.s64()
+		in.bt, err = r.Signed(64)
 	case immF32:
-		_, err = r.bytes(4)
+		_, err = r.Bytes(4)
 	case immF64:
-		_, err = r.bytes(8)
+		_, err = r.Bytes(8)
 	case immV128:
-		_, err = r.bytes(16)
+		_, err = r.Bytes(16)
 	case immHeapType:
 		var f string
 		f, err = readHeapType(r)
 		in.immFeature = f
 	case immSelectT:
 		var n uint32
-		if n, err = r.count("select types", 1, 0); err != nil {
+		if n, err = r.Count("select types", 1, 0); err != nil {
 			return err
 		}
 		if n != 1 {
@@ -195,32 +195,32 @@ func readImm(r *reader, in *instr, k immKind) error {
 			return err
 		}
 		var n uint32
-		if n, err = r.count("catch clauses", 2, 0); err != nil {
+		if n, err = r.Count("catch clauses", 2, 0); err != nil {
 			return err
 		}
 		for i := uint32(0); i < n; i++ {
-			kind, err := r.byte()
+			kind, err := r.Byte()
 			if err != nil {
 				return err
 			}
 			switch kind {
 			case 0, 1:
-				if _, err := r.u32(); err != nil {
+				if _, err := r.U32(); err != nil {
 					return err
 				}
 			case 2, 3:
 			default:
-				return r.errf("unknown catch clause kind 0x%02x", kind)
+				return r.Fail("unknown catch clause kind 0x%02x", kind)
 			}
-			if _, err := r.u32(); err != nil {
+			if _, err := r.U32(); err != nil {
 				return err
 			}
 		}
 	case immBrOnCast:
-		if _, err = r.byte(); err != nil {
+		if _, err = r.Byte(); err != nil {
 			return err
 		}
-		if in.idx, err = r.u32(); err != nil {
+		if in.idx, err = r.U32(); err != nil {
 			return err
 		}
 		if _, err = readHeapType(r); err != nil {
@@ -234,12 +234,12 @@ func readImm(r *reader, in *instr, k immKind) error {
 }
 
 func readMemarg(r *reader, in *instr) error {
-	align, err := r.u32()
+	align, err := r.U32()
 	if err != nil {
 		return err
 	}
 	if align&0x40 != 0 {
-		mem, err := r.u32()
+		mem, err := r.U32()
 		if err != nil {
 			return err
 		}
@@ -248,10 +248,10 @@ func readMemarg(r *reader, in *instr) error {
 		align &^= 0x40
 	}
 	if align >= 64 {
-		return r.errf("memarg alignment exponent %d too large", align)
+		return r.Fail("memarg alignment exponent %d too large", align)
 	}
 	in.idx = align
-	off, err := r.u64()
+	off, err := r.U64()
 	if err != nil {
 		return err
 	}
@@ -263,10 +263,10 @@ func readMemarg(r *reader, in *instr) error {
 
 // readBlockType reads a block type: 0x40, a value type, or a type index (multi-value).
 func readBlockType(r *reader, in *instr) (int64, error) {
-	if r.pos < len(r.buf) {
-		b := r.buf[r.pos]
+	if r.Pos < len(r.Buf) {
+		b := r.Buf[r.Pos]
 		if b == 0x40 {
-			r.pos++
+			r.Pos++
 			return blockTypeEmpty, nil
 		}
 		if b&0xc0 == 0x40 {
@@ -280,12 +280,12 @@ func readBlockType(r *reader, in *instr) (int64, error) {
 			return int64(int8(byte(t) | 0x80)), nil
 		}
 	}
-	v, err := r.sleb(33)
+	v, err := r.Signed(33)
 	if err != nil {
 		return 0, err
 	}
 	if v < 0 {
-		return 0, r.errf("invalid block type %d", v)
+		return 0, r.Fail("invalid block type %d", v)
 	}
 	in.immFeature = FeatureMultiValue
 	return v, nil
@@ -295,7 +295,7 @@ func readBlockType(r *reader, in *instr) (int64, error) {
 // Reference types of the function-references and GC proposals are read with their heap type and
 // returned as their leading byte.
 func readValType(r *reader) (ValType, string, error) {
-	b, err := r.byte()
+	b, err := r.Byte()
 	if err != nil {
 		return 0, "", err
 	}
@@ -320,13 +320,13 @@ func readValType(r *reader) (ValType, string, error) {
 	case 0x69, 0x74:
 		return ValType(b), FeatureExceptionHandling, nil
 	}
-	r.pos--
-	return 0, "", r.errf("unknown value type 0x%02x", b)
+	r.Pos--
+	return 0, "", r.Fail("unknown value type 0x%02x", b)
 }
 
 // readHeapType reads an s33 heap type and returns the feature it needs beyond reference types.
 func readHeapType(r *reader) (string, error) {
-	v, err := r.sleb(33)
+	v, err := r.Signed(33)
 	if err != nil {
 		return "", err
 	}
@@ -341,7 +341,7 @@ func readHeapType(r *reader) (string, error) {
 	case 0x69, 0x74:
 		return FeatureExceptionHandling, nil
 	}
-	return "", r.errf("unknown heap type %d", v)
+	return "", r.Fail("unknown heap type %d", v)
 }
 
 // cost returns the fuel an instruction costs: 0 for the instructions that do no work of their

@@ -455,9 +455,9 @@ func (w *rewriter) functionSection(payload []byte) []byte {
 		return payload
 	}
 	r := newReader(payload, 0)
-	n, _ := r.u32() // Decode read it already
+	n, _ := r.U32() // Decode read it already
 	p := appendU32(nil, n+uint32(len(w.wrappers)))
-	p = append(p, payload[r.pos:]...)
+	p = append(p, payload[r.Pos:]...)
 	for _, f := range w.wrappers {
 		p = appendU32(p, w.m.FuncTypeIndices[f-w.m.NumImportedFuncs])
 	}
@@ -492,8 +492,8 @@ func (w *rewriter) typeSection(payload []byte) []byte {
 	n := uint32(0)
 	if payload != nil {
 		r := newReader(payload, 0)
-		n, _ = r.u32() // Decode read it already
-		rest = payload[r.pos:]
+		n, _ = r.U32() // Decode read it already
+		rest = payload[r.Pos:]
 	}
 	p := appendU32(make([]byte, 0, len(payload)+8), n+1)
 	p = append(p, rest...)
@@ -509,8 +509,8 @@ func (w *rewriter) importSection(payload []byte) []byte {
 	n := uint32(0)
 	if payload != nil {
 		r := newReader(payload, 0)
-		n, _ = r.u32() // Decode read it already
-		rest = payload[r.pos:]
+		n, _ = r.U32() // Decode read it already
+		rest = payload[r.Pos:]
 	}
 	added := uint32(1)
 	if w.sh.hook {
@@ -688,8 +688,8 @@ func (w *rewriter) appendFuncIndices(dst, items []byte) ([]byte, error) {
 		return append(dst, items...), nil
 	}
 	r := newReader(items, 0)
-	for !r.done() {
-		f, err := r.u32()
+	for !r.Done() {
+		f, err := r.U32()
 		if err != nil {
 			return nil, err
 		}
@@ -741,7 +741,7 @@ func (w *rewriter) codeSection(p []byte) ([]byte, error) {
 		if len(pl.bulks) > 0 {
 			// One more i32 local, after the declared ones, holds a bulk instruction's length.
 			r := newReader(decls, 0)
-			n, err := r.u32()
+			n, err := r.U32()
 			if err != nil {
 				return nil, fmt.Errorf("section code: function %d: %w", w.m.NumImportedFuncs+uint32(i), err)
 			}
@@ -751,7 +751,7 @@ func (w *rewriter) codeSection(p []byte) ([]byte, error) {
 			}
 			scratch = uint32(params + c.NumLocals)
 			body = appendU32(body[:0], n+1)
-			body = append(body, decls[r.pos:]...)
+			body = append(body, decls[r.Pos:]...)
 			body = append(body, 0x01, byte(I32))
 		} else {
 			body = append(body[:0], decls...)
@@ -777,23 +777,23 @@ func (w *rewriter) codeSection(p []byte) ([]byte, error) {
 // a malformed one next to rewritten ones could make wazero refuse the module it accepted before.
 func (w *rewriter) customSection(payload []byte) []byte {
 	r := newReader(payload, 0)
-	name, err := r.name()
+	name, err := r.Name()
 	if err != nil || name != "name" {
 		return payload
 	}
-	out := append([]byte(nil), payload[:r.pos]...)
-	for !r.done() {
-		start := r.pos
-		id, _ := r.byte()
-		size, err := r.u32()
-		if err != nil || uint64(size) > uint64(r.remaining()) {
+	out := append([]byte(nil), payload[:r.Pos]...)
+	for !r.Done() {
+		start := r.Pos
+		id, _ := r.Byte()
+		size, err := r.U32()
+		if err != nil || uint64(size) > uint64(r.Remaining()) {
 			if w.sh.hook {
 				return out
 			}
 			// Malformed from here on: keep the rest as it was, as wazero will read it.
 			return append(out, payload[start:]...)
 		}
-		sub, _ := r.bytes(int(size))
+		sub, _ := r.Bytes(uint64(size))
 		var moved []byte
 		var ok bool
 		switch {
@@ -811,7 +811,7 @@ func (w *rewriter) customSection(payload []byte) []byte {
 			moved, ok = shiftIndirectNameMap(sub, w.sh.funcIdx)
 		default:
 			if !w.sh.hook || wellFormedName(id, sub) {
-				out = append(out, payload[start:r.pos]...)
+				out = append(out, payload[start:r.Pos]...)
 			}
 			continue
 		}
@@ -833,8 +833,8 @@ func wellFormedName(id byte, sub []byte) bool {
 	switch id {
 	case nameModule:
 		r := newReader(sub, 0)
-		_, err := r.name()
-		return err == nil && r.done()
+		_, err := r.Name()
+		return err == nil && r.Done()
 	case nameLocals, nameLabels, 10: // 10: field names
 		_, ok := shiftIndirectNameMap(sub, same)
 		return ok
@@ -850,7 +850,7 @@ func wellFormedName(id byte, sub []byte) bool {
 // map sorted.
 func (w *rewriter) nameWrappers(sub []byte) ([]byte, bool) {
 	r := newReader(sub, 0)
-	n, err := r.count("names", 2, 0)
+	n, err := r.Count("names", 2, 0)
 	if err != nil {
 		return nil, false
 	}
@@ -864,31 +864,31 @@ func (w *rewriter) nameWrappers(sub []byte) ([]byte, bool) {
 		}
 	}
 	out := appendU32(nil, n+added)
-	out = append(out, sub[r.pos:]...)
+	out = append(out, sub[r.Pos:]...)
 	return append(out, extra...), true
 }
 
 // shiftNameMap re-encodes a name map (vec(idx name)) with its indices renumbered by shift.
 func shiftNameMap(sub []byte, shift func(uint32) uint32) ([]byte, bool) {
 	r := newReader(sub, 0)
-	n, err := r.count("names", 2, 0)
+	n, err := r.Count("names", 2, 0)
 	if err != nil {
 		return nil, false
 	}
 	out := appendU32(make([]byte, 0, len(sub)+8), n)
 	for i := uint32(0); i < n; i++ {
-		idx, err := r.u32()
+		idx, err := r.U32()
 		if err != nil {
 			return nil, false
 		}
-		start := r.pos
-		if _, err := r.name(); err != nil {
+		start := r.Pos
+		if _, err := r.Name(); err != nil {
 			return nil, false
 		}
 		out = appendU32(out, shift(idx))
-		out = append(out, sub[start:r.pos]...)
+		out = append(out, sub[start:r.Pos]...)
 	}
-	if !r.done() {
+	if !r.Done() {
 		return nil, false
 	}
 	return out, true
@@ -898,33 +898,33 @@ func shiftNameMap(sub []byte, shift func(uint32) uint32) ([]byte, bool) {
 // names are, with its outer indices renumbered by shift; the inner maps are copied.
 func shiftIndirectNameMap(sub []byte, shift func(uint32) uint32) ([]byte, bool) {
 	r := newReader(sub, 0)
-	n, err := r.count("functions", 2, 0)
+	n, err := r.Count("functions", 2, 0)
 	if err != nil {
 		return nil, false
 	}
 	out := appendU32(make([]byte, 0, len(sub)+8), n)
 	for i := uint32(0); i < n; i++ {
-		idx, err := r.u32()
+		idx, err := r.U32()
 		if err != nil {
 			return nil, false
 		}
-		start := r.pos
-		m, err := r.count("names", 2, 0)
+		start := r.Pos
+		m, err := r.Count("names", 2, 0)
 		if err != nil {
 			return nil, false
 		}
 		for j := uint32(0); j < m; j++ {
-			if _, err := r.u32(); err != nil {
+			if _, err := r.U32(); err != nil {
 				return nil, false
 			}
-			if _, err := r.name(); err != nil {
+			if _, err := r.Name(); err != nil {
 				return nil, false
 			}
 		}
 		out = appendU32(out, shift(idx))
-		out = append(out, sub[start:r.pos]...)
+		out = append(out, sub[start:r.Pos]...)
 	}
-	if !r.done() {
+	if !r.Done() {
 		return nil, false
 	}
 	return out, true

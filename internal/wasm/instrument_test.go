@@ -188,10 +188,10 @@ func globalNames(t *testing.T, m *Module) map[uint32]string {
 			continue
 		}
 		r := newReader(c.Data, 0)
-		for !r.done() {
-			id, _ := r.byte()
-			size, _ := r.u32()
-			sub, err := r.bytes(int(size))
+		for !r.Done() {
+			id, _ := r.Byte()
+			size, _ := r.U32()
+			sub, err := r.Bytes(uint64(size))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,11 +199,11 @@ func globalNames(t *testing.T, m *Module) map[uint32]string {
 				continue
 			}
 			sr := newReader(sub, 0)
-			n, _ := sr.u32()
+			n, _ := sr.U32()
 			out := map[uint32]string{}
 			for i := uint32(0); i < n; i++ {
-				idx, _ := sr.u32()
-				name, err := sr.name()
+				idx, _ := sr.U32()
+				name, err := sr.Name()
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -146,7 +146,7 @@ func (s *ElementSegment) FuncIndices() []uint32 {
 	out := make([]uint32, 0, s.ItemCount)
 	r := newReader(s.Items, 0)
 	for i := uint32(0); i < s.ItemCount; i++ {
-		v, err := r.u32()
+		v, err := r.U32()
 		if err != nil {
 			break // Decode already read these bytes successfully
 		}
@@ -165,11 +165,11 @@ func (s *ElementSegment) Exprs() [][]byte {
 	r := newReader(s.Items, 0)
 	var in instr
 	for i := uint32(0); i < s.ItemCount; i++ {
-		start := r.pos
+		start := r.Pos
 		if err := skipConstExpr(r, &in); err != nil {
 			break // Decode already read these bytes successfully
 		}
-		out = append(out, s.Items[start:r.pos:r.pos])
+		out = append(out, s.Items[start:r.Pos:r.Pos])
 	}
 	return out
 }

@@ -6,14 +6,14 @@ import "fmt"
 // export, start and tag.
 
 func (d *decoder) typeSection(r *reader) error {
-	n, err := r.count("types", 3, d.lim.Types)
+	n, err := r.Count("types", 3, d.lim.Types)
 	if err != nil {
 		return err
 	}
 	d.m.Types = make([]FuncType, 0, n)
 	for i := uint32(0); i < n; i++ {
-		at := r.offset()
-		form, err := r.byte()
+		at := r.Offset()
+		form, err := r.Byte()
 		if err != nil {
 			return err
 		}
@@ -40,20 +40,20 @@ func (d *decoder) typeSection(r *reader) error {
 }
 
 func (d *decoder) valTypes(r *reader, what string, limit uint32, typeIdx uint32) ([]ValType, error) {
-	at := r.offset()
-	n, err := r.u32()
+	at := r.Offset()
+	n, err := r.U32()
 	if err != nil {
 		return nil, err
 	}
 	if n > limit {
 		return nil, fmt.Errorf("type %d: %w", typeIdx, limitErr(at, what, uint64(n), uint64(limit)))
 	}
-	if uint64(n) > uint64(r.remaining()) {
-		return nil, r.errf("%d %s exceed the %d remaining bytes", n, what, r.remaining())
+	if uint64(n) > uint64(r.Remaining()) {
+		return nil, r.Fail("%d %s exceed the %d remaining bytes", n, what, r.Remaining())
 	}
 	out := make([]ValType, 0, n)
 	for j := uint32(0); j < n; j++ {
-		vat := r.offset()
+		vat := r.Offset()
 		t, f, err := readValType(r)
 		if err != nil {
 			return nil, err
@@ -67,7 +67,7 @@ func (d *decoder) valTypes(r *reader, what string, limit uint32, typeIdx uint32)
 }
 
 func (d *decoder) typeAt(r *reader, at int) (uint32, error) {
-	idx, err := r.u32()
+	idx, err := r.U32()
 	if err != nil {
 		return 0, err
 	}
@@ -85,30 +85,30 @@ func (d *decoder) checkCount(at int, what string, n uint64, limit uint32) error 
 }
 
 func (d *decoder) importSection(r *reader) error {
-	n, err := r.count("imports", 4, d.lim.Imports)
+	n, err := r.Count("imports", 4, d.lim.Imports)
 	if err != nil {
 		return err
 	}
 	m := d.m
 	m.Imports = make([]Import, 0, n)
 	for i := uint32(0); i < n; i++ {
-		at := r.offset()
+		at := r.Offset()
 		var im Import
-		if im.Module, err = r.name(); err != nil {
+		if im.Module, err = r.Name(); err != nil {
 			return fmt.Errorf("import %d: %w", i, err)
 		}
-		im.field = r.offset()
-		if im.Name, err = r.name(); err != nil {
+		im.field = r.Offset()
+		if im.Name, err = r.Name(); err != nil {
 			return fmt.Errorf("import %d: %w", i, err)
 		}
-		k, err := r.byte()
+		k, err := r.Byte()
 		if err != nil {
 			return err
 		}
 		im.Kind = ExternKind(k)
 		switch im.Kind {
 		case ExternFunc:
-			if im.TypeIndex, err = d.typeAt(r, r.offset()); err != nil {
+			if im.TypeIndex, err = d.typeAt(r, r.Offset()); err != nil {
 				return fmt.Errorf("import %d: %w", i, err)
 			}
 			im.Func = m.Types[im.TypeIndex]
@@ -156,23 +156,23 @@ func (d *decoder) importSection(r *reader) error {
 		default:
 			return fmt.Errorf("import %d at byte offset 0x%x: %w: unknown import kind 0x%02x", i, at, ErrMalformed, k)
 		}
-		im.end = r.offset()
+		im.end = r.Offset()
 		m.Imports = append(m.Imports, im)
 	}
 	return nil
 }
 
 func (d *decoder) functionSection(r *reader) error {
-	n, err := r.count("functions", 1, 0)
+	n, err := r.Count("functions", 1, 0)
 	if err != nil {
 		return err
 	}
-	if err := d.checkCount(r.offset(), "functions", uint64(d.m.NumImportedFuncs)+uint64(n), d.lim.Functions); err != nil {
+	if err := d.checkCount(r.Offset(), "functions", uint64(d.m.NumImportedFuncs)+uint64(n), d.lim.Functions); err != nil {
 		return err
 	}
 	d.m.FuncTypeIndices = make([]uint32, 0, n)
 	for i := uint32(0); i < n; i++ {
-		idx, err := d.typeAt(r, r.offset())
+		idx, err := d.typeAt(r, r.Offset())
 		if err != nil {
 			return fmt.Errorf("function %d: %w", d.m.NumImportedFuncs+i, err)
 		}
@@ -182,11 +182,11 @@ func (d *decoder) functionSection(r *reader) error {
 }
 
 func (d *decoder) tableSection(r *reader) error {
-	n, err := r.count("tables", 3, 0)
+	n, err := r.Count("tables", 3, 0)
 	if err != nil {
 		return err
 	}
-	if err := d.checkCount(r.offset(), "tables", uint64(d.numTables)+uint64(n), d.lim.Tables); err != nil {
+	if err := d.checkCount(r.Offset(), "tables", uint64(d.numTables)+uint64(n), d.lim.Tables); err != nil {
 		return err
 	}
 	d.m.Tables = make([]TableType, 0, n)
@@ -202,11 +202,11 @@ func (d *decoder) tableSection(r *reader) error {
 }
 
 func (d *decoder) memorySection(r *reader) error {
-	n, err := r.count("memories", 2, 0)
+	n, err := r.Count("memories", 2, 0)
 	if err != nil {
 		return err
 	}
-	if err := d.checkCount(r.offset(), "memories", uint64(d.numMems)+uint64(n), d.lim.Memories); err != nil {
+	if err := d.checkCount(r.Offset(), "memories", uint64(d.numMems)+uint64(n), d.lim.Memories); err != nil {
 		return err
 	}
 	d.m.Memories = make([]MemoryType, 0, n)
@@ -224,8 +224,8 @@ func (d *decoder) memorySection(r *reader) error {
 // limits reads a limits flag byte and the sizes it announces. It returns the flags so the caller
 // can check which are allowed.
 func (d *decoder) limits(r *reader, what string) (flags byte, min, max uint64, err error) {
-	at := r.offset()
-	if flags, err = r.byte(); err != nil {
+	at := r.Offset()
+	if flags, err = r.Byte(); err != nil {
 		return
 	}
 	if flags > 0x07 {
@@ -235,9 +235,9 @@ func (d *decoder) limits(r *reader, what string) (flags byte, min, max uint64, e
 	is64 := flags&0x04 != 0
 	size := func() (uint64, error) {
 		if is64 {
-			return r.u64()
+			return r.U64()
 		}
-		v, err := r.u32()
+		v, err := r.U32()
 		return uint64(v), err
 	}
 	if min, err = size(); err != nil {
@@ -255,7 +255,7 @@ func (d *decoder) limits(r *reader, what string) (flags byte, min, max uint64, e
 }
 
 func (d *decoder) tableType(r *reader) (TableType, error) {
-	at := r.offset()
+	at := r.Offset()
 	et, f, err := readValType(r)
 	if err != nil {
 		return TableType{}, err
@@ -295,7 +295,7 @@ func (d *decoder) tableType(r *reader) (TableType, error) {
 }
 
 func (d *decoder) memoryType(r *reader) (MemoryType, error) {
-	at := r.offset()
+	at := r.Offset()
 	flags, min, max, err := d.limits(r, "memory")
 	if err != nil {
 		return MemoryType{}, err
@@ -321,7 +321,7 @@ func (d *decoder) memoryType(r *reader) (MemoryType, error) {
 }
 
 func (d *decoder) globalType(r *reader) (GlobalType, error) {
-	at := r.offset()
+	at := r.Offset()
 	t, f, err := readValType(r)
 	if err != nil {
 		return GlobalType{}, err
@@ -329,7 +329,7 @@ func (d *decoder) globalType(r *reader) (GlobalType, error) {
 	if f != "" {
 		d.feature(f, at, "global of type %s", t)
 	}
-	mut, err := r.byte()
+	mut, err := r.Byte()
 	if err != nil {
 		return GlobalType{}, err
 	}
@@ -340,11 +340,11 @@ func (d *decoder) globalType(r *reader) (GlobalType, error) {
 }
 
 func (d *decoder) globalSection(r *reader) error {
-	n, err := r.count("globals", 3, 0)
+	n, err := r.Count("globals", 3, 0)
 	if err != nil {
 		return err
 	}
-	if err := d.checkCount(r.offset(), "globals", uint64(d.m.NumImportedGlobals)+uint64(n), d.lim.Globals); err != nil {
+	if err := d.checkCount(r.Offset(), "globals", uint64(d.m.NumImportedGlobals)+uint64(n), d.lim.Globals); err != nil {
 		return err
 	}
 	d.m.Globals = make([]Global, 0, n)
@@ -375,7 +375,7 @@ func (d *decoder) globalTypeOf(idx uint32) (GlobalType, bool) {
 }
 
 func (d *decoder) exportSection(r *reader) error {
-	n, err := r.count("exports", 3, d.lim.Exports)
+	n, err := r.Count("exports", 3, d.lim.Exports)
 	if err != nil {
 		return err
 	}
@@ -384,17 +384,17 @@ func (d *decoder) exportSection(r *reader) error {
 	seen := make(map[string]struct{}, n)
 	numFuncs := m.NumFuncs()
 	for i := uint32(0); i < n; i++ {
-		at := r.offset()
+		at := r.Offset()
 		var e Export
-		if e.Name, err = r.name(); err != nil {
+		if e.Name, err = r.Name(); err != nil {
 			return fmt.Errorf("export %d: %w", i, err)
 		}
-		k, err := r.byte()
+		k, err := r.Byte()
 		if err != nil {
 			return err
 		}
 		e.Kind = ExternKind(k)
-		if e.Index, err = r.u32(); err != nil {
+		if e.Index, err = r.U32(); err != nil {
 			return err
 		}
 		if _, dup := seen[e.Name]; dup {
@@ -429,8 +429,8 @@ func (d *decoder) exportSection(r *reader) error {
 }
 
 func (d *decoder) startSection(r *reader) error {
-	at := r.offset()
-	idx, err := r.u32()
+	at := r.Offset()
+	idx, err := r.U32()
 	if err != nil {
 		return err
 	}
@@ -442,25 +442,25 @@ func (d *decoder) startSection(r *reader) error {
 }
 
 func (d *decoder) tagType(r *reader) (uint32, error) {
-	at := r.offset()
-	attr, err := r.byte()
+	at := r.Offset()
+	attr, err := r.Byte()
 	if err != nil {
 		return 0, err
 	}
 	if attr != 0 {
 		return 0, fmt.Errorf("at byte offset 0x%x: %w: unknown tag attribute 0x%02x", at, ErrMalformed, attr)
 	}
-	return d.typeAt(r, r.offset())
+	return d.typeAt(r, r.Offset())
 }
 
 func (d *decoder) tagSection(r *reader) error {
-	n, err := r.count("tags", 2, 0)
+	n, err := r.Count("tags", 2, 0)
 	if err != nil {
 		return err
 	}
 	d.m.Tags = make([]uint32, 0, n)
 	for i := uint32(0); i < n; i++ {
-		at := r.offset()
+		at := r.Offset()
 		t, err := d.tagType(r)
 		if err != nil {
 			return fmt.Errorf("tag %d: %w", i, err)

@@ -8,17 +8,17 @@ import "fmt"
 // Globals may refer to the globals before maxGlobal (exclusive); wazero checks the finer rules
 // (imported, immutable, types).
 func (d *decoder) constExpr(r *reader, maxGlobal uint32) ([]byte, error) {
-	start := r.pos
+	start := r.Pos
 	in := &d.instr
 	for {
 		if err := readInstr(r, in); err != nil {
 			return nil, err
 		}
-		at := r.base + in.start
+		at := r.Base + in.start
 		info := lookupOp(in.op)
 		switch in.op {
 		case opEnd:
-			return r.buf[start:r.pos:r.pos], nil
+			return r.Buf[start:r.Pos:r.Pos], nil
 		case opI32Const, opI64Const, opF32Const, opF64Const:
 		case prefixSIMD<<16 | 0x0c:
 			d.feature(FeatureSIMD, at, "v128.const in a constant expression")
@@ -77,7 +77,7 @@ func (d *decoder) numFuncsSoFar() uint32 {
 }
 
 func (d *decoder) elementSection(r *reader) error {
-	n, err := r.count("element segments", 3, d.lim.ElementSegments)
+	n, err := r.Count("element segments", 3, d.lim.ElementSegments)
 	if err != nil {
 		return err
 	}
@@ -93,8 +93,8 @@ func (d *decoder) elementSection(r *reader) error {
 }
 
 func (d *decoder) elementSegment(r *reader, i uint32) (ElementSegment, error) {
-	at := r.offset()
-	flags, err := r.u32()
+	at := r.Offset()
+	flags, err := r.U32()
 	if err != nil {
 		return ElementSegment{}, err
 	}
@@ -118,7 +118,7 @@ func (d *decoder) elementSegment(r *reader, i uint32) (ElementSegment, error) {
 	}
 	if s.Mode == ModeActive {
 		if flags&0x02 != 0 {
-			if s.Table, err = r.u32(); err != nil {
+			if s.Table, err = r.U32(); err != nil {
 				return s, err
 			}
 		}
@@ -131,9 +131,9 @@ func (d *decoder) elementSegment(r *reader, i uint32) (ElementSegment, error) {
 	}
 	// Flags 0 and 4 imply funcref; the others carry an elemkind (0..3) or a reference type (4..7).
 	if flags&0x03 != 0 {
-		kat := r.offset()
+		kat := r.Offset()
 		if flags&0x04 == 0 {
-			k, err := r.byte()
+			k, err := r.Byte()
 			if err != nil {
 				return s, err
 			}
@@ -158,15 +158,15 @@ func (d *decoder) elementSegment(r *reader, i uint32) (ElementSegment, error) {
 	if flags&0x04 != 0 {
 		minItem = 2
 	}
-	if s.ItemCount, err = r.count("element segment items", minItem, d.lim.TableElements); err != nil {
+	if s.ItemCount, err = r.Count("element segment items", minItem, d.lim.TableElements); err != nil {
 		return s, err
 	}
-	start := r.pos
+	start := r.Pos
 	numFuncs := d.numFuncsSoFar()
 	for j := uint32(0); j < s.ItemCount; j++ {
 		if flags&0x04 == 0 {
-			iat := r.offset()
-			f, err := r.u32()
+			iat := r.Offset()
+			f, err := r.U32()
 			if err != nil {
 				return s, err
 			}
@@ -180,19 +180,19 @@ func (d *decoder) elementSegment(r *reader, i uint32) (ElementSegment, error) {
 			return s, err
 		}
 	}
-	s.Items = r.buf[start:r.pos:r.pos]
+	s.Items = r.Buf[start:r.Pos:r.Pos]
 	return s, nil
 }
 
 func (d *decoder) dataSection(r *reader) error {
-	n, err := r.count("data segments", 2, d.lim.DataSegments)
+	n, err := r.Count("data segments", 2, d.lim.DataSegments)
 	if err != nil {
 		return err
 	}
 	d.m.Data = make([]DataSegment, 0, n)
 	for i := uint32(0); i < n; i++ {
-		at := r.offset()
-		flags, err := r.u32()
+		at := r.Offset()
+		flags, err := r.U32()
 		if err != nil {
 			return err
 		}
@@ -203,7 +203,7 @@ func (d *decoder) dataSection(r *reader) error {
 			s.Mode = ModePassive
 			d.feature(FeatureBulkMemory, at, "passive data segment %d", i)
 		case 2:
-			if s.Memory, err = r.u32(); err != nil {
+			if s.Memory, err = r.U32(); err != nil {
 				return err
 			}
 			if s.Memory != 0 {
@@ -220,11 +220,11 @@ func (d *decoder) dataSection(r *reader) error {
 				return fmt.Errorf("data segment %d: %w", i, err)
 			}
 		}
-		size, err := r.u32()
+		size, err := r.U32()
 		if err != nil {
 			return err
 		}
-		if s.Data, err = r.bytes(int(size)); err != nil {
+		if s.Data, err = r.Bytes(uint64(size)); err != nil {
 			return fmt.Errorf("data segment %d: %w", i, err)
 		}
 		d.m.Data = append(d.m.Data, s)
@@ -233,8 +233,8 @@ func (d *decoder) dataSection(r *reader) error {
 }
 
 func (d *decoder) dataCountSection(r *reader) error {
-	at := r.offset()
-	n, err := r.u32()
+	at := r.Offset()
+	n, err := r.U32()
 	if err != nil {
 		return err
 	}

@@ -87,13 +87,13 @@ func (m *Module) checkSnapshot(linked bool) (memoryInit bool, err error) {
 	var in instr
 	for i, c := range m.Code {
 		r := newReader(c.Body, c.Offset)
-		for !r.done() {
+		for !r.Done() {
 			if err := readInstr(r, &in); err != nil {
 				return false, fmt.Errorf("%w: function %d: %w", ErrSnapshot, m.NumImportedFuncs+uint32(i), err)
 			}
 			memoryInit = memoryInit || in.op == prefixMisc<<16|8
 			if why := snapshotBlocker(in.op); why != "" {
-				return false, fmt.Errorf("%w: function %d at byte offset 0x%x uses %s, %s", ErrSnapshot, m.NumImportedFuncs+uint32(i), r.base+in.start, lookupOp(in.op).name, why)
+				return false, fmt.Errorf("%w: function %d at byte offset 0x%x uses %s, %s", ErrSnapshot, m.NumImportedFuncs+uint32(i), r.Base+in.start, lookupOp(in.op).name, why)
 			}
 		}
 	}

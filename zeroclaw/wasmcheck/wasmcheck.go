@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/kobako/kobako/internal/binread"
 )
 
 var (
@@ -59,34 +61,34 @@ func Exports(b []byte) ([]Export, error) {
 	if !bytes.Equal(b[:8], Header) {
 		return nil, fmt.Errorf("%w: unknown WebAssembly version/layer % x (a component starts with % x)", ErrNotComponent, b[4:8], Header)
 	}
-	r := &reader{b: b, off: 8}
+	r := newReader(b, 8)
 	var out []Export
-	for r.off < len(r.b) {
-		start := r.off
-		id, err := r.byte()
+	for r.Pos < len(r.Buf) {
+		start := r.Pos
+		id, err := r.Byte()
 		if err != nil {
 			return nil, err
 		}
-		size, err := r.u32()
+		size, err := r.U32()
 		if err != nil {
 			return nil, err
 		}
-		if uint64(size) > uint64(len(r.b)-r.off) {
-			return nil, fmt.Errorf("%w: section %d at offset %d claims %d bytes, %d remain", ErrMalformed, id, start, size, len(r.b)-r.off)
+		if uint64(size) > uint64(len(r.Buf)-r.Pos) {
+			return nil, fmt.Errorf("%w: section %d at offset %d claims %d bytes, %d remain", ErrMalformed, id, start, size, len(r.Buf)-r.Pos)
 		}
-		end := r.off + int(size)
+		end := r.Pos + int(size)
 		if id == sectionExport {
-			sec := &reader{b: r.b[:end], off: r.off}
+			sec := newReader(r.Buf[:end], r.Pos)
 			exps, err := sec.exports(MaxExports - len(out))
 			if err != nil {
 				return nil, err
 			}
-			if sec.off != end {
-				return nil, fmt.Errorf("%w: export section at offset %d has %d bytes after its exports", ErrMalformed, start, end-sec.off)
+			if sec.Pos != end {
+				return nil, fmt.Errorf("%w: export section at offset %d has %d bytes after its exports", ErrMalformed, start, end-sec.Pos)
 			}
 			out = append(out, exps...)
 		}
-		r.off = end
+		r.Pos = end
 	}
 	return out, nil
 }
@@ -123,82 +125,47 @@ func Require(b []byte, want []string) error {
 	return fmt.Errorf("%w: it does not export %s (it exports %s)", ErrMissingExport, strings.Join(missing, ", "), got)
 }
 
-type reader struct {
-	b   []byte
-	off int
+// reader reads the component binary's primitives with internal/binread, the decoders' own
+// reader; what wasmcheck adds is the few component structures it walks.
+type reader struct{ binread.Reader }
+
+func newReader(b []byte, off int) *reader {
+	return &reader{binread.Reader{Buf: b, Pos: off, Malformed: func(at int, err error) error {
+		return fmt.Errorf("%w: %v at offset %d", ErrMalformed, err, at)
+	}}}
 }
 
-func (r *reader) byte() (byte, error) {
-	if r.off >= len(r.b) {
-		return 0, fmt.Errorf("%w: unexpected end at offset %d", ErrMalformed, r.off)
-	}
-	c := r.b[r.off]
-	r.off++
-	return c, nil
+// skipS33 skips a signed LEB128 of at most 5 bytes (a valtype or type index).
+func (r *reader) skipS33() error {
+	_, err := r.Signed(33)
+	return err
 }
 
-// u32 reads an unsigned LEB128 of at most 5 bytes that fits 32 bits.
-func (r *reader) u32() (uint32, error) {
-	start := r.off
-	var v uint64
-	for i := 0; i < 5; i++ {
-		c, err := r.byte()
-		if err != nil {
-			return 0, err
-		}
-		v |= uint64(c&0x7f) << (7 * i)
-		if c&0x80 == 0 {
-			if v > 0xffffffff {
-				break
-			}
-			return uint32(v), nil
-		}
-	}
-	return 0, fmt.Errorf("%w: integer at offset %d is not a u32", ErrMalformed, start)
-}
-
-// s33 reads a signed LEB128 of at most 5 bytes (a valtype or type index).
-func (r *reader) s33() error {
-	start := r.off
-	for i := 0; i < 5; i++ {
-		c, err := r.byte()
-		if err != nil {
-			return err
-		}
-		if c&0x80 == 0 {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: integer at offset %d is longer than 5 bytes", ErrMalformed, start)
-}
-
+// name reads a name of at most MaxNameLength bytes.
 func (r *reader) name() (string, error) {
-	n, err := r.u32()
+	start := r.Pos
+	n, err := r.U32()
 	if err != nil {
 		return "", err
 	}
 	if n > MaxNameLength {
-		return "", fmt.Errorf("%w: a name at offset %d is %d bytes long, more than %d", ErrMalformed, r.off, n, MaxNameLength)
+		return "", fmt.Errorf("%w: a name at offset %d is %d bytes long, more than %d", ErrMalformed, r.Pos, n, MaxNameLength)
 	}
-	if int(n) > len(r.b)-r.off {
-		return "", fmt.Errorf("%w: a name at offset %d runs past its section", ErrMalformed, r.off)
-	}
-	s := string(r.b[r.off : r.off+int(n)])
-	r.off += int(n)
-	return s, nil
+	r.Pos = start
+	return r.Name()
 }
 
 var sorts = map[byte]string{0x01: "func", 0x02: "value", 0x03: "type", 0x04: "component", 0x05: "instance"}
 var coreSorts = map[byte]string{0x00: "core func", 0x01: "core table", 0x02: "core memory", 0x03: "core global", 0x10: "core type", 0x11: "core module", 0x12: "core instance"}
 
 func (r *reader) sort() (string, error) {
-	at := r.off
-	c, err := r.byte()
+	at := r.Pos
+	c, err := r.Byte()
 	if err != nil {
 		return "", err
 	}
 	if c == 0x00 {
-		cs, err := r.byte()
+		cs, err := r.Byte()
 		if err != nil {
 			return "", err
 		}
@@ -215,8 +182,8 @@ func (r *reader) sort() (string, error) {
 
 // exports reads an export section's contents: at most max exports.
 func (r *reader) exports(max int) ([]Export, error) {
-	at := r.off
-	n, err := r.u32()
+	at := r.Pos
+	n, err := r.U32()
 	if err != nil {
 		return nil, err
 	}
@@ -224,18 +191,18 @@ func (r *reader) exports(max int) ([]Export, error) {
 		return nil, fmt.Errorf("%w: export section at offset %d declares %d exports, more than %d", ErrMalformed, at, n, MaxExports)
 	}
 	// Each export takes at least 4 bytes, so a count beyond that is a lie told to make us allocate.
-	if int(n) > (len(r.b)-r.off)/4 {
-		return nil, fmt.Errorf("%w: export section at offset %d declares %d exports in %d bytes", ErrMalformed, at, n, len(r.b)-r.off)
+	if int(n) > (len(r.Buf)-r.Pos)/4 {
+		return nil, fmt.Errorf("%w: export section at offset %d declares %d exports in %d bytes", ErrMalformed, at, n, len(r.Buf)-r.Pos)
 	}
 	out := make([]Export, 0, n)
 	for i := uint32(0); i < n; i++ {
 		// exportname' ::= 0x00 name | 0x01 name (a name with a version suffix, older encoders)
-		kind, err := r.byte()
+		kind, err := r.Byte()
 		if err != nil {
 			return nil, err
 		}
 		if kind != 0x00 && kind != 0x01 {
-			return nil, fmt.Errorf("%w: export %d at offset %d: unknown name kind 0x%02x", ErrMalformed, i, r.off-1, kind)
+			return nil, fmt.Errorf("%w: export %d at offset %d: unknown name kind 0x%02x", ErrMalformed, i, r.Pos-1, kind)
 		}
 		name, err := r.name()
 		if err != nil {
@@ -245,7 +212,7 @@ func (r *reader) exports(max int) ([]Export, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := r.u32(); err != nil { // the sort's index
+		if _, err := r.U32(); err != nil { // the sort's index
 			return nil, err
 		}
 		if err := r.optExternDesc(); err != nil {
@@ -258,8 +225,8 @@ func (r *reader) exports(max int) ([]Export, error) {
 
 // optExternDesc skips externdesc? ::= 0x00 | 0x01 externdesc.
 func (r *reader) optExternDesc() error {
-	at := r.off
-	c, err := r.byte()
+	at := r.Pos
+	c, err := r.Byte()
 	if err != nil {
 		return err
 	}
@@ -270,49 +237,49 @@ func (r *reader) optExternDesc() error {
 	default:
 		return fmt.Errorf("%w: unknown optional type marker 0x%02x at offset %d", ErrMalformed, c, at)
 	}
-	at = r.off
-	k, err := r.byte()
+	at = r.Pos
+	k, err := r.Byte()
 	if err != nil {
 		return err
 	}
 	switch k {
 	case 0x00: // core module: 0x11 typeidx
-		if c, err := r.byte(); err != nil {
+		if c, err := r.Byte(); err != nil {
 			return err
 		} else if c != 0x11 {
 			return fmt.Errorf("%w: core extern type 0x%02x at offset %d", ErrMalformed, c, at+1)
 		}
-		_, err = r.u32()
+		_, err = r.U32()
 		return err
 	case 0x01, 0x04, 0x05: // func, component, instance: typeidx
-		_, err = r.u32()
+		_, err = r.U32()
 		return err
 	case 0x02: // value: 0x00 valueidx | 0x01 valtype
-		b, err := r.byte()
+		b, err := r.Byte()
 		if err != nil {
 			return err
 		}
 		switch b {
 		case 0x00:
-			_, err = r.u32()
+			_, err = r.U32()
 			return err
 		case 0x01:
-			return r.s33()
+			return r.skipS33()
 		}
-		return fmt.Errorf("%w: value bound 0x%02x at offset %d", ErrMalformed, b, r.off-1)
+		return fmt.Errorf("%w: value bound 0x%02x at offset %d", ErrMalformed, b, r.Pos-1)
 	case 0x03: // type: 0x00 typeidx (eq) | 0x01 (sub resource)
-		b, err := r.byte()
+		b, err := r.Byte()
 		if err != nil {
 			return err
 		}
 		switch b {
 		case 0x00:
-			_, err = r.u32()
+			_, err = r.U32()
 			return err
 		case 0x01:
 			return nil
 		}
-		return fmt.Errorf("%w: type bound 0x%02x at offset %d", ErrMalformed, b, r.off-1)
+		return fmt.Errorf("%w: type bound 0x%02x at offset %d", ErrMalformed, b, r.Pos-1)
 	}
 	return fmt.Errorf("%w: unknown extern kind 0x%02x at offset %d", ErrMalformed, k, at)
 }

@@ -39,7 +39,7 @@ func TestExports_Errors(t *testing.T) {
 		{"core module", "\x00asm\x01\x00\x00\x00", ErrNotComponent, "core module"},
 		{"other layer", "\x00asm\x0e\x00\x01\x00", ErrNotComponent, "unknown WebAssembly version"},
 		{"section past end", hdr + "\x0b\x10\x00", ErrMalformed, "claims 16 bytes"},
-		{"bad leb", hdr + "\x0b\xff\xff\xff\xff\xff", ErrMalformed, "not a u32"},
+		{"bad leb", hdr + "\x0b\xff\xff\xff\xff\xff", ErrMalformed, "too long (u32) at offset 9"},
 		{"huge count", hdr + "\x0b\x05\xff\xff\xff\xff\x0f", ErrMalformed, "declares"},
 		{"long name", hdr + "\x0b\x06\x01\x00\xff\xff\x03\x00", ErrMalformed, "bytes long"},
 		{"bad sort", hdr + "\x0b\x07\x01\x00\x01a\x09\x00\x00", ErrMalformed, "unknown sort 0x09"},
