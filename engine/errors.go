@@ -51,6 +51,9 @@ var (
 	ErrInstanceUnavailable = errors.New("instance is unavailable: a previous call was interrupted before completion")
 	// ErrNoExport: the instance has no such export, or it has another kind.
 	ErrNoExport = errors.New("no such export")
+	// ErrUnmeteredUnsupported: an unmetered store was asked for on GOOS=js or wasip1, where Go's
+	// scheduler cannot preempt a running guest, so only metering can stop it at its deadline.
+	ErrUnmeteredUnsupported = errors.New("unmetered stores are not supported on this platform")
 	// ErrLink: an import could not be satisfied.
 	ErrLink = errors.New("link error")
 	// ErrClosed: the engine, store, module or host module was closed.

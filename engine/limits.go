@@ -57,6 +57,10 @@ const (
 //     and unmetered stores").
 //
 // It is not a fuel value: it is larger than MaxFuel, the largest one.
+//
+// On GOOS=js and wasip1, where Go's scheduler never preempts a running goroutine and only the
+// metering's refuel checks can stop a spinning guest, NewStore refuses Unmetered with
+// ErrUnmeteredUnsupported.
 const Unmetered uint64 = 1<<64 - 1
 
 // DefaultLimits returns the reference host's defaults: fuel 1,000,000,000 per call, deadline 30 s,

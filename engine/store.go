@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -70,6 +71,11 @@ func (e *Engine) NewStore(ctx context.Context, limits Limits) (*Store, error) {
 		return nil, err
 	}
 	limits = limits.withDefaults()
+	if limits.Fuel == Unmetered && cooperativeScheduler {
+		// Nothing but the guest's own refuel checks can stop a spinning guest where Go's
+		// scheduler never preempts it: an unmetered store's deadline would never fire.
+		return nil, fmt.Errorf("engine: %w: an unmetered store cannot honour its deadline on GOOS=%s, where nothing preempts a running guest; give it fuel", ErrUnmeteredUnsupported, runtime.GOOS)
+	}
 	s := &Store{engine: e, limits: limits, unmetered: limits.Fuel == Unmetered}
 	s.exitFrame = s.exit
 	if s.unmetered {

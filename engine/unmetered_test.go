@@ -1,3 +1,8 @@
+//go:build !js && !wasip1
+
+// Unmetered stores need a scheduler that preempts a spinning guest; on js and wasip1 NewStore
+// refuses them (unmetered_coop_test.go).
+
 package engine_test
 
 import (
@@ -9,12 +14,6 @@ import (
 	"github.com/kobako/kobako/engine"
 	"github.com/kobako/kobako/internal/enginehook"
 )
-
-func unmeteredLimits() engine.Limits {
-	lim := engine.DefaultLimits()
-	lim.Fuel = engine.Unmetered
-	return lim
-}
 
 // callWithin calls name on in, failing the test instead of hanging if the call has not returned
 // within limit (the goroutine of a call that hangs is left running).
