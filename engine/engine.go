@@ -300,11 +300,6 @@ func (e *Engine) variant(ctx context.Context, m *Module, limit uint32, unmetered
 	if !unmetered && limit == base.tableMax {
 		return base, nil
 	}
-	if base.src == nil {
-		// A module compiled without its binary kept (none is today: a capture is the module's own
-		// compile) could not give an unmetered variant.
-		return nil, fmt.Errorf("engine: instantiate: a capture module runs only in metered stores")
-	}
 	v, err := e.cached(moduleKey{sum: base.key.sum, tableMax: limit, unmetered: unmetered}, false, func() (*Module, error) {
 		var v *Module
 		var err error

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/kobako/kobako/internal/wasm"
 )
@@ -56,7 +57,7 @@ func Inspect(wasmBytes []byte) (*ModuleInfo, error) {
 	for _, im := range m.Imports {
 		d := ImportDesc{Module: im.Module, Name: im.Name, Kind: ExternKind(im.Kind)}
 		if d.Kind == ExternFunc {
-			d.Params, d.Results = valTypes(im.Func.Params), valTypes(im.Func.Results)
+			d.Params, d.Results = slices.Clone(im.Func.Params), slices.Clone(im.Func.Results)
 		}
 		info.Imports = append(info.Imports, d)
 	}
@@ -64,7 +65,7 @@ func Inspect(wasmBytes []byte) (*ModuleInfo, error) {
 		d := ExportDesc{Name: ex.Name, Kind: ExternKind(ex.Kind)}
 		if d.Kind == ExternFunc {
 			if ft, ok := m.FuncType(ex.Index); ok {
-				d.Params, d.Results = valTypes(ft.Params), valTypes(ft.Results)
+				d.Params, d.Results = slices.Clone(ft.Params), slices.Clone(ft.Results)
 			}
 		}
 		info.Exports = append(info.Exports, d)
@@ -76,12 +77,4 @@ func Inspect(wasmBytes []byte) (*ModuleInfo, error) {
 		info.Features = append(info.Features, FeatureUse{Feature: f.Feature, Where: f.Where})
 	}
 	return info, nil
-}
-
-func valTypes(ts []wasm.ValType) []ValueType {
-	out := make([]ValueType, len(ts))
-	for i, t := range ts {
-		out[i] = ValueType(t)
-	}
-	return out
 }
