@@ -1,15 +1,12 @@
 package wasi
 
-import (
-	"io"
-
-	"github.com/kobako/kobako/egress"
-)
+import "io"
 
 // Config is what a guest is given, by either WASI host: its arguments and environment, stdio,
-// preopened directories, time, randomness and limits, and for WASI 0.2 its wasi:http. Both
-// preview1.Config and preview2.Config are this type, so one value configures a module and a
-// component alike.
+// preopened directories, time, randomness and limits. Both preview1.Config and preview2.Config
+// are this type, so one value configures a module and a component alike. What only WASI 0.2 has,
+// wasi:http, is configured beside it (preview2.WithHTTP), as wasmtime keeps WasiHttpCtx apart
+// from WasiCtx: this package stays free of the network.
 type Config struct {
 	// Args is argv, program name first (preview 2: get-arguments). Each must be free of NUL
 	// bytes.
@@ -44,40 +41,4 @@ type Config struct {
 	// (streams, pollables, descriptors, errors…) in preview 2 (0 means
 	// preview2.DefaultMaxResources).
 	MaxHandles int
-	// HTTP configures wasi:http, which only preview 2 has (preview2.DefineHTTP); with a nil
-	// HTTP.Send every request the guest makes answers HTTP-request-denied.
-	HTTP HTTPConfig
-}
-
-// HTTPConfig configures the wasi:http of one preview 2 host. It does not decide whether
-// wasi:http is linked (preview2.DefineHTTP on the Linker does): a nil Send denies every request,
-// which the guest sees as HTTP-request-denied, so a component that imports wasi:http but is
-// given no network still instantiates and runs. To keep wasi:http from a component altogether,
-// leave DefineHTTP off its Linker; the component then fails to instantiate naming the import.
-type HTTPConfig struct {
-	// Send performs every request the guest hands to outgoing-handler.handle. It is the one
-	// place an embedder decides what reaches the network, and the same type ABI 1's
-	// subako_http takes, so one function can guard both (see egress.Sender). It receives req
-	// already validated (method, scheme, authority, path and header syntax) while the guest
-	// may still be writing the body: req.Body reads what the guest writes to the
-	// outgoing-body stream and ends when the guest finishes it, req.Trailer is then filled
-	// with the guest's trailers. It runs on a goroutine of its own; its ctx ends when the guest
-	// drops the request or its response, when the host closes, or at the deadline of the call
-	// that sent the request. The options carry the guest's request-options only.
-	//
-	// A failure, of the send or of a response body read, answers the guest the error-code of
-	// a *preview2.HTTPError in its chain, else the one egress's Reason maps to (an
-	// *egress.Error from egress.NewSender, or egress.Deny's veto: HTTP-request-denied), else
-	// internal-error. The response body is read as the guest reads it (a bounded buffer in
-	// between, so a large body streams), and resp.Trailer is read after it ends. Package
-	// wasi/preview2/httpegress provides the egress-policy sender kobako uses.
-	Send egress.Sender
-	// ForbiddenHeader reports the header names (lower-case) the guest may not set in any fields
-	// resource: fields.from-list, set and append refuse them with header-error.forbidden. Nil
-	// means preview2.IsForbiddenHeader.
-	ForbiddenHeader func(name string) bool
-	// MaxFieldsBytes bounds the names and values one fields resource may hold; 0 means
-	// preview2.DefaultMaxFieldsBytes. Exceeding it is header-error.invalid-syntax, as the guest
-	// cannot send such a header anyway.
-	MaxFieldsBytes int
 }

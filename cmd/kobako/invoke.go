@@ -30,7 +30,7 @@ func (e *usageError) Unwrap() error { return e.err }
 
 // invoke calls the export EXPR names in a component or a core module and prints its results in
 // WAVE on stdout, one line, nothing when there are none.
-func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg wasi.Config, hc wasi.HTTPConfig, limits engine.Limits, trapUnknown bool, stdout io.Writer) (runStats, error) {
+func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg wasi.Config, hc preview2.HTTPConfig, limits engine.Limits, trapUnknown bool, stdout io.Writer) (runStats, error) {
 	var st runStats
 	e, err := newEngine(ctx)
 	if err != nil {
@@ -62,7 +62,7 @@ func invoke(ctx context.Context, wasmBytes []byte, expr string, cfg wasi.Config,
 // invokeComponent instantiates a component with WASI 0.2 to import (a component importing
 // anything else fails here naming the import, unless trapUnknown makes such imports trap when
 // called) and calls the export expr names.
-func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, wasmBytes []byte, expr string, cfg wasi.Config, hc wasi.HTTPConfig, trapUnknown bool) (string, error) {
+func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, wasmBytes []byte, expr string, cfg wasi.Config, hc preview2.HTTPConfig, trapUnknown bool) (string, error) {
 	call, err := wave.ParseCall(expr)
 	if err != nil {
 		return "", &usageError{fmt.Errorf("--invoke %s: %w", clipExpr(expr), err)}
@@ -75,9 +75,7 @@ func invokeComponent(ctx context.Context, e *engine.Engine, s *engine.Store, was
 	if err != nil {
 		return "", err
 	}
-	p2 := cfg // one Config for both previews: only wasi:http is preview 2's own
-	p2.HTTP = hc
-	h, err := preview2.Bind(s, p2)
+	h, err := preview2.Bind(s, cfg, preview2.WithHTTP(hc))
 	if err != nil {
 		return "", err
 	}

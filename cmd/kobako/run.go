@@ -253,7 +253,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 // cfg gives a preview 1 command. A non-zero exit status comes back as *engine.ExitError, as for
 // core modules. With trapUnknown, imports the WASI host does not provide trap when called
 // (component.Linker.DefineUnknownImportsAsTraps).
-func runComponent(ctx context.Context, wasmBytes []byte, cfg wasi.Config, hc wasi.HTTPConfig, limits engine.Limits, trapUnknown bool) (runStats, error) {
+func runComponent(ctx context.Context, wasmBytes []byte, cfg wasi.Config, hc preview2.HTTPConfig, limits engine.Limits, trapUnknown bool) (runStats, error) {
 	var st runStats
 	e, err := newEngine(ctx)
 	if err != nil {
@@ -275,12 +275,10 @@ func runComponent(ctx context.Context, wasmBytes []byte, cfg wasi.Config, hc was
 	}
 	defer s.Close(ctx)
 	var code uint32
-	p2 := cfg // one Config for both previews: only wasi:http is preview 2's own
-	p2.HTTP = hc
 	if trapUnknown {
-		code, err = runTrapping(ctx, s, cc, p2)
+		code, err = runTrapping(ctx, s, cc, cfg, hc)
 	} else {
-		code, err = preview2.RunComponent(ctx, s, cc, p2)
+		code, err = preview2.RunComponent(ctx, s, cc, cfg, preview2.WithHTTP(hc))
 	}
 	st.FuelConsumed = s.FuelConsumed()
 	st.PeakMemoryBytes = s.PeakMemory()
@@ -291,7 +289,7 @@ func runComponent(ctx context.Context, wasmBytes []byte, cfg wasi.Config, hc was
 }
 
 // runTrapping is preview2.RunComponent with a linker whose unknown imports trap.
-func runTrapping(ctx context.Context, s *engine.Store, cc *component.Component, cfg wasi.Config) (uint32, error) {
+func runTrapping(ctx context.Context, s *engine.Store, cc *component.Component, cfg wasi.Config, hc preview2.HTTPConfig) (uint32, error) {
 	l, err := wasiLinker(cc, true)
 	if err != nil {
 		return 0, err
@@ -300,7 +298,7 @@ func runTrapping(ctx context.Context, s *engine.Store, cc *component.Component, 
 	if err != nil {
 		return 0, err
 	}
-	return preview2.RunPrepared(ctx, s, pre, cfg)
+	return preview2.RunPrepared(ctx, s, pre, cfg, preview2.WithHTTP(hc))
 }
 
 // wasiLinker returns a linker defining WASI 0.2 and, with trapUnknown, trapping stand-ins for
@@ -321,25 +319,25 @@ func wasiLinker(cc *component.Component, trapUnknown bool) (*component.Linker, e
 // httpConfig builds the wasi:http sender kobako run gives components: the egress policy with
 // the --allow-host patterns (none: every request is denied), private addresses only with
 // --allow-private, and the --http-ca roots. Refusals are logged on stderr.
-func httpConfig(hosts []string, allowPrivate bool, caFile string, stderr io.Writer) (wasi.HTTPConfig, error) {
+func httpConfig(hosts []string, allowPrivate bool, caFile string, stderr io.Writer) (preview2.HTTPConfig, error) {
 	pol, err := egress.NewPolicy(egress.PolicyConfig{AllowHosts: hosts})
 	if err != nil {
-		return wasi.HTTPConfig{}, fmt.Errorf("--allow-host: %w", err)
+		return preview2.HTTPConfig{}, fmt.Errorf("--allow-host: %w", err)
 	}
 	opts := egress.Options{AllowPrivate: allowPrivate}
 	if caFile != "" {
 		pem, err := os.ReadFile(caFile)
 		if err != nil {
-			return wasi.HTTPConfig{}, fmt.Errorf("--http-ca: %w", err)
+			return preview2.HTTPConfig{}, fmt.Errorf("--http-ca: %w", err)
 		}
 		opts.RootCAs = x509.NewCertPool()
 		if !opts.RootCAs.AppendCertsFromPEM(pem) {
-			return wasi.HTTPConfig{}, fmt.Errorf("--http-ca %s: no PEM certificate in it", caFile)
+			return preview2.HTTPConfig{}, fmt.Errorf("--http-ca %s: no PEM certificate in it", caFile)
 		}
 	}
 	s := httpegress.New(httpegress.Config{Policy: pol, Client: egress.NewClient(opts),
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	return wasi.HTTPConfig{Send: s.Send}, nil
+	return preview2.HTTPConfig{Send: s.Send}, nil
 }
 
 // packageHint says what to run instead when name is not a module but a package: a zip (b starts

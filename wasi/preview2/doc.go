@@ -30,7 +30,7 @@
 //
 // DefineHTTP adds wasi:http/types and wasi:http/outgoing-handler 0.2 (the client side; Linker
 // and Run include it). Every request goes through one function the embedder supplies,
-// Config.HTTP.Send (the shape of wasmtime-wasi-http's send_request hook, over net/http types);
+// WithHTTP's HTTPConfig.Send (the shape of wasmtime-wasi-http's send_request hook, over net/http types);
 // package wasi/preview2/httpegress provides kobako's, which puts the egress policy between the
 // guest and the network. A Host without a sender answers every request HTTP-request-denied.
 //

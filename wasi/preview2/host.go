@@ -58,12 +58,12 @@ type preopen struct {
 // to find when an instance in s calls them. It checks and opens the preopened directories (a host
 // directory at the guest's first use of it, see wasi.HostDirOptions.Lazy), which are closed with
 // the store (or earlier by Host.Close). A store takes one Host: binding again fails
-// with ErrAlreadyBound.
-func Bind(s *engine.Store, cfg Config) (*Host, error) {
+// with ErrAlreadyBound. opts add what only WASI 0.2 has (WithHTTP).
+func Bind(s *engine.Store, cfg Config, opts ...Option) (*Host, error) {
 	if _, ok := hostKey.Get(s); ok {
 		return nil, fmt.Errorf("preview2: bind: %w", ErrAlreadyBound)
 	}
-	h, err := NewHost(cfg)
+	h, err := NewHost(cfg, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func Bind(s *engine.Store, cfg Config) (*Host, error) {
 
 // NewHost checks cfg and builds a Host from it, opening the preopened directories, without
 // attaching it to a store (Bind does both). Close releases them.
-func NewHost(cfg Config) (*Host, error) {
+func NewHost(cfg Config, opts ...Option) (*Host, error) {
 	for i, a := range cfg.Args {
 		if !utf8.ValidString(a) {
 			return nil, fmt.Errorf("preview2: %w: argument %d is not UTF-8", ErrConfig, i)
@@ -106,7 +106,7 @@ func NewHost(cfg Config) (*Host, error) {
 		limit = DefaultMaxResources
 	}
 	h.res = component.NewResourceTable(limit)
-	hh, err := newHTTPHost(cfg.HTTP)
+	hh, err := newHTTPHost(collect(opts).http)
 	if err != nil {
 		return nil, err
 	}

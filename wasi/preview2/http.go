@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kobako/kobako/wasi"
+	"github.com/kobako/kobako/egress"
 )
 
 // The wasi:http interfaces this host serves (client side). Version 0.2.0 satisfies imports of
@@ -15,8 +15,60 @@ const (
 	ifaceHTTPOutgoing = "wasi:http/outgoing-handler@0.2.0"
 )
 
-// HTTPConfig configures the wasi:http of one Host (Config.HTTP; see wasi.HTTPConfig).
-type HTTPConfig = wasi.HTTPConfig
+// HTTPConfig configures the wasi:http of one Host (WithHTTP). It does not decide whether
+// wasi:http is linked (DefineHTTP on the Linker does): a nil Send denies every request, which
+// the guest sees as HTTP-request-denied, so a component that imports wasi:http but is given no
+// network still instantiates and runs. To keep wasi:http from a component altogether, leave
+// DefineHTTP off its Linker; the component then fails to instantiate naming the import.
+type HTTPConfig struct {
+	// Send performs every request the guest hands to outgoing-handler.handle. It is the one
+	// place an embedder decides what reaches the network, and the same type ABI 1's
+	// subako_http takes, so one function can guard both (see egress.Sender). It receives req
+	// already validated (method, scheme, authority, path and header syntax) while the guest
+	// may still be writing the body: req.Body reads what the guest writes to the
+	// outgoing-body stream and ends when the guest finishes it, req.Trailer is then filled
+	// with the guest's trailers. It runs on a goroutine of its own; its ctx ends when the guest
+	// drops the request or its response, when the host closes, or at the deadline of the call
+	// that sent the request. The options carry the guest's request-options only.
+	//
+	// A failure, of the send or of a response body read, answers the guest the error-code of
+	// an *HTTPError in its chain, else the one egress's Reason maps to (an *egress.Error from
+	// egress.NewSender, or egress.Deny's veto: HTTP-request-denied), else internal-error. The
+	// response body is read as the guest reads it (a bounded buffer in between, so a large body
+	// streams), and resp.Trailer is read after it ends. Package wasi/preview2/httpegress
+	// provides the egress-policy sender kobako uses.
+	Send egress.Sender
+	// ForbiddenHeader reports the header names (lower-case) the guest may not set in any fields
+	// resource: fields.from-list, set and append refuse them with header-error.forbidden. Nil
+	// means IsForbiddenHeader.
+	ForbiddenHeader func(name string) bool
+	// MaxFieldsBytes bounds the names and values one fields resource may hold; 0 means
+	// DefaultMaxFieldsBytes. Exceeding it is header-error.invalid-syntax, as the guest cannot
+	// send such a header anyway.
+	MaxFieldsBytes int
+}
+
+// An Option configures what a Host has beyond the Config both previews share (Bind, NewHost,
+// Run, RunComponent, RunPrepared).
+type Option func(*options)
+
+type options struct {
+	http HTTPConfig
+}
+
+// WithHTTP gives the Host's wasi:http its configuration; without it, every request the guest
+// makes answers HTTP-request-denied.
+func WithHTTP(hc HTTPConfig) Option { return func(o *options) { o.http = hc } }
+
+func collect(opts []Option) options {
+	var o options
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}
 
 // DefaultMaxFieldsBytes bounds one fields resource when HTTPConfig.MaxFieldsBytes is 0.
 const DefaultMaxFieldsBytes = 64 << 10

@@ -35,9 +35,9 @@ func BenchmarkHTTPHostPath(b *testing.B) {
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
 	tr := srv.Client().Transport
-	h, err := NewHost(Config{MaxHandles: 1 << 16, HTTP: HTTPConfig{Send: func(ctx context.Context, req *http.Request, _ egress.SendOptions) (*http.Response, error) {
+	h, err := NewHost(Config{MaxHandles: 1 << 16}, WithHTTP(HTTPConfig{Send: func(ctx context.Context, req *http.Request, _ egress.SendOptions) (*http.Response, error) {
 		return tr.RoundTrip(req)
-	}}})
+	}}))
 	if err != nil {
 		b.Fatal(err)
 	}

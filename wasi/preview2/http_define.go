@@ -79,7 +79,7 @@ func httpDtors() map[string]component.HostDtor {
 // DefineHTTP defines wasi:http/types and wasi:http/outgoing-handler (the client side; version
 // 0.2.0, which satisfies imports of every 0.2.x version) on l, which must hold Define's WASI
 // interfaces too. Each instance's requests go to the sender of the Host bound to its store
-// (Config.HTTP.Send); a Host without one answers every request HTTP-request-denied. A Linker
+// (WithHTTP's HTTPConfig.Send); a Host without one answers every request HTTP-request-denied. A Linker
 // without DefineHTTP does not link wasi:http, so a component importing it fails to
 // instantiate naming the import: how an embedder keeps the network from a plugin altogether.
 //

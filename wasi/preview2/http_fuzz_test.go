@@ -19,10 +19,10 @@ func FuzzFields(f *testing.F) {
 	f.Add("a b", []byte("v\r\nx: y"), "", []byte(" lead"))
 	f.Add("x", []byte("\x00"), "X", []byte("\t"))
 	f.Fuzz(func(t *testing.T, n1 string, v1 []byte, n2 string, v2 []byte) {
-		h, err := NewHost(Config{HTTP: HTTPConfig{MaxFieldsBytes: 256,
+		h, err := NewHost(Config{}, WithHTTP(HTTPConfig{MaxFieldsBytes: 256,
 			Send: func(context.Context, *http.Request, egress.SendOptions) (*http.Response, error) {
 				return nil, errors.New("unused")
-			}}})
+			}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,9 +82,9 @@ func FuzzRequestTarget(f *testing.F) {
 	f.Add("POST", "HTTPS", "h:65536", "/%zz")
 	f.Fuzz(func(t *testing.T, m, sch, auth, path string) {
 		sent := 0
-		h, err := NewHost(Config{HTTP: HTTPConfig{Send: func(context.Context, *http.Request, egress.SendOptions) (*http.Response, error) {
+		h, err := NewHost(Config{}, WithHTTP(HTTPConfig{Send: func(context.Context, *http.Request, egress.SendOptions) (*http.Response, error) {
 			return nil, errors.New("unused")
-		}}})
+		}}))
 		if err != nil {
 			t.Fatal(err)
 		}

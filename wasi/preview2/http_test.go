@@ -20,7 +20,7 @@ import (
 // newHTTPTestHost returns a Host whose wasi:http sends through send.
 func newHTTPTestHost(t *testing.T, send egress.Sender) *Host {
 	t.Helper()
-	h, err := NewHost(Config{HTTP: HTTPConfig{Send: send}})
+	h, err := NewHost(Config{}, WithHTTP(HTTPConfig{Send: send}))
 	if err != nil {
 		t.Fatal(err)
 	}

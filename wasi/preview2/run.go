@@ -18,7 +18,7 @@ import (
 // end is an error: a trap (fuel, deadline, memory, a guest fault or a host function's refusal,
 // as an *engine.Trap or a component error), a missing import, a component without
 // wasi:cli/run (ErrNoRun) or a Config error.
-func Run(ctx context.Context, e *engine.Engine, wasm []byte, cfg Config, limits engine.Limits) (exitCode uint32, err error) {
+func Run(ctx context.Context, e *engine.Engine, wasm []byte, cfg Config, limits engine.Limits, opts ...Option) (exitCode uint32, err error) {
 	if err := limits.Validate(); err != nil {
 		return 0, fmt.Errorf("preview2: run: %w", err)
 	}
@@ -34,13 +34,13 @@ func Run(ctx context.Context, e *engine.Engine, wasm []byte, cfg Config, limits 
 		return 0, fmt.Errorf("preview2: run: %w", err)
 	}
 	defer s.Close(ctx)
-	return RunComponent(ctx, s, cc, cfg)
+	return RunComponent(ctx, s, cc, cfg, opts...)
 }
 
 // RunComponent is Run for a component already compiled, in a store the caller made (and
 // closes), so that the caller can read the store's fuel and memory figures afterwards. It binds a
 // Host built from cfg to s (so s must not have one) and releases its state before it returns.
-func RunComponent(ctx context.Context, s *engine.Store, cc *component.Component, cfg Config) (exitCode uint32, err error) {
+func RunComponent(ctx context.Context, s *engine.Store, cc *component.Component, cfg Config, opts ...Option) (exitCode uint32, err error) {
 	l, err := sharedLinker()
 	if err != nil {
 		return 0, err
@@ -49,7 +49,7 @@ func RunComponent(ctx context.Context, s *engine.Store, cc *component.Component,
 	if err != nil {
 		return 0, fmt.Errorf("preview2: run: %w", err)
 	}
-	return RunPrepared(ctx, s, pre, cfg)
+	return RunPrepared(ctx, s, pre, cfg, opts...)
 }
 
 // RunPrepared is RunComponent for a component already linked (with Prepare on a Linker that
@@ -57,12 +57,12 @@ func RunComponent(ctx context.Context, s *engine.Store, cc *component.Component,
 // DefineUnknownImportsAsTraps), so that running it again in a fresh store repeats no linking:
 // only Bind, the instantiation and the call. Run and RunComponent end here, so every way of
 // running wasi:cli/run shares one reading of its result and of wasi:cli/exit.
-func RunPrepared(ctx context.Context, s *engine.Store, pre *component.InstancePre, cfg Config) (exitCode uint32, err error) {
+func RunPrepared(ctx context.Context, s *engine.Store, pre *component.InstancePre, cfg Config, opts ...Option) (exitCode uint32, err error) {
 	name, err := RunExport(pre.Component().Decoded())
 	if err != nil {
 		return 0, fmt.Errorf("preview2: run: %w", err)
 	}
-	h, err := Bind(s, cfg)
+	h, err := Bind(s, cfg, opts...)
 	if err != nil {
 		return 0, err
 	}
@@ -82,7 +82,7 @@ func RunPrepared(ctx context.Context, s *engine.Store, pre *component.InstancePr
 }
 
 // Linker returns a new Linker on which Define and DefineHTTP have defined every WASI 0.2
-// interface kobako serves, wasi:http's client side included (each Host's Config.HTTP decides
+// interface kobako serves, wasi:http's client side included (each Host's WithHTTP decides
 // whether its requests go anywhere), for an embedder to add its own definitions to. An embedder
 // that must not link wasi:http at all calls Define on a NewLinker instead. Make one per program
 // (or per set of definitions) and share it: instances differ only by the Host each store is

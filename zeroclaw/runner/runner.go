@@ -358,8 +358,8 @@ func (r *Runner) instantiate(ctx context.Context, pre *component.InstancePre, st
 	if r.stderr != nil {
 		stderr = io.MultiWriter(r.stderr, &st.stderr)
 	}
-	cfg := wasi.Config{Stdout: r.stdout, Stderr: stderr, HTTP: wasi.HTTPConfig{Send: send}}
-	if _, err := preview2.Bind(s, cfg); err != nil {
+	cfg := wasi.Config{Stdout: r.stdout, Stderr: stderr}
+	if _, err := preview2.Bind(s, cfg, preview2.WithHTTP(preview2.HTTPConfig{Send: send})); err != nil {
 		_ = s.Close(ctx)
 		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
 	}
@@ -408,8 +408,8 @@ func (r *Runner) snapshotOf(ctx context.Context, pre *component.InstancePre, st 
 		}
 		// Snapshot closes s; nothing here refers to it afterwards, so that the capture instance
 		// (and the compiled code it ran) is not kept alive while the restored modules compile.
-		cfg := wasi.Config{Stdout: r.stdout, Stderr: r.stderr, HTTP: wasi.HTTPConfig{Send: send}}
-		if _, err := preview2.Bind(s, cfg); err != nil {
+		cfg := wasi.Config{Stdout: r.stdout, Stderr: r.stderr}
+		if _, err := preview2.Bind(s, cfg, preview2.WithHTTP(preview2.HTTPConfig{Send: send})); err != nil {
 			_ = s.Close(ctx)
 			fail(err)
 			return

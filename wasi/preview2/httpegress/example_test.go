@@ -12,8 +12,8 @@ import (
 )
 
 // A component gets the network only through the policy: here api.example.com and nothing
-// else. The sender goes into the Config each instance's store is bound with
-// (preview2.Bind(store, cfg)); a request to any other host answers HTTP-request-denied, and
+// else. The sender goes into the HTTPConfig each instance's store is bound with
+// (preview2.Bind(store, cfg, preview2.WithHTTP(hc))); a request to any other host answers HTTP-request-denied, and
 // is logged.
 func ExampleNew() {
 	pol, err := egress.NewPolicy(egress.PolicyConfig{AllowHosts: []string{"api.example.com"}})
@@ -21,11 +21,11 @@ func ExampleNew() {
 		panic(err)
 	}
 	sender := httpegress.New(httpegress.Config{Policy: pol, Logger: discardLogger()})
-	cfg := preview2.Config{HTTP: preview2.HTTPConfig{Send: sender.Send}}
+	hc := preview2.HTTPConfig{Send: sender.Send}
 
 	// What a guest's outgoing-handler.handle to another host gets:
 	u, _ := url.Parse("https://internal.example.org/admin")
-	_, err = cfg.HTTP.Send(context.Background(), &http.Request{Method: "GET", URL: u, Header: http.Header{}, Body: http.NoBody}, egress.SendOptions{})
+	_, err = hc.Send(context.Background(), &http.Request{Method: "GET", URL: u, Header: http.Header{}, Body: http.NoBody}, egress.SendOptions{})
 	fmt.Println(preview2.ErrorCodeOf(err))
 	// Output: HTTP-request-denied
 }

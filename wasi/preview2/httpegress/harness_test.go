@@ -80,7 +80,7 @@ func runTool(t *testing.T, ctx context.Context, path string, send egress.Sender,
 	}
 	defer s.Close(ctx)
 	var stderr logBuffer
-	if _, err := preview2.Bind(s, preview2.Config{HTTP: preview2.HTTPConfig{Send: send}, Stderr: &stderr}); err != nil {
+	if _, err := preview2.Bind(s, preview2.Config{Stderr: &stderr}, preview2.WithHTTP(preview2.HTTPConfig{Send: send})); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
