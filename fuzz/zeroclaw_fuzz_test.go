@@ -78,10 +78,15 @@ func FuzzManifestParse(f *testing.F) {
 				t.Fatalf("shape accepted wasm_path %q", m.WasmPath)
 			}
 		}
+		// Parse accepts a manifest without capabilities (ValidateShape refuses it), and
+		// pluginconfig does not require the shape check first: each capability it declares is
+		// tried as a scope, and a manifest without one has none to try.
 		if s, err := pluginconfig.Compile(m); err == nil && s != nil {
-			scope, err := instance.PackageScope(m, m.Capabilities[0], instance.RequestedGrants(m))
-			if err == nil {
-				pluginconfig.Resolve(m, s, scope, pluginconfig.Values(map[string]string{"label": "x"}))
+			for _, c := range m.Capabilities {
+				scope, err := instance.PackageScope(m, c, instance.RequestedGrants(m))
+				if err == nil {
+					pluginconfig.Resolve(m, s, scope, pluginconfig.Values(map[string]string{"label": "x"}))
+				}
 			}
 		}
 	})
