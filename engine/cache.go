@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/kobako/kobako/internal/boundedfile"
 	"github.com/kobako/kobako/internal/wasm"
 )
 
@@ -314,26 +314,14 @@ func (c *diskCache) load(key [32]byte, limit int64) *prepared {
 
 var errCacheFile = errors.New("not a valid cache file")
 
-// readCacheFile reads a whole cache file whose payload is at most limit bytes.
+// readCacheFile reads a whole cache file whose payload is at most limit bytes. A file the engine
+// did not write (a FIFO, a device, a huge file in the cache directory) is refused unread.
 func readCacheFile(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() < cacheHeaderSize || fi.Size()-cacheHeaderSize > limit {
-		return nil, fmt.Errorf("%w: %d bytes", errCacheFile, fi.Size())
-	}
-	// Files are replaced by rename, never written in place, so the size read is the file's.
-	b := make([]byte, fi.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
+	b, err := boundedfile.Read(path, cacheHeaderSize+limit)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %w", errCacheFile, err)
 	}
-	return b, nil
+	return b, err
 }
 
 // decodeCacheFile checks a whole cache file against key and decodes its payload.

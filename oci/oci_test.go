@@ -24,7 +24,9 @@ import (
 	"github.com/kobako/kobako/internal/ocitest"
 	"github.com/kobako/kobako/oci"
 	"github.com/kobako/kobako/subako"
+	"github.com/kobako/kobako/zeroclaw"
 	"github.com/kobako/kobako/zeroclaw/manifest"
+	"github.com/kobako/kobako/zeroclaw/registry"
 )
 
 func TestMaxPackageBytesIsSubakos(t *testing.T) {
@@ -132,6 +134,75 @@ func TestSkillsRoundTrip(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "skills", "greet", "SKILL.md")); err != nil || !strings.Contains(string(b), "Say hello.") {
 		t.Fatalf("skill: %q, %v", b, err)
+	}
+}
+
+// sparse makes path a file of size zero bytes that costs no disk.
+func sparse(t *testing.T, path string, size int64) {
+	t.Helper()
+	write(t, path, "")
+	if err := os.Truncate(path, size); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPush_Errors: a push refuses a file that is not a regular file or is over its layer's cap
+// by name, before anything is uploaded. A skill file over the cap is refused even though it
+// deflates to a few bytes: it must not go in cut short.
+func TestPush_Errors(t *testing.T) {
+	reg := ocitest.New(t, ocitest.Options{})
+	c := newClient(t, reg, oci.Options{})
+	ctx := context.Background()
+	pluginWith := func(manifestTail string) string {
+		dir := t.TempDir()
+		write(t, filepath.Join(dir, "manifest.toml"), "name = \"p\"\nversion = \"1.0.0\"\n"+manifestTail)
+		return dir
+	}
+	tests := []struct {
+		name string
+		push func(t *testing.T) error
+		want error
+		say  string
+	}{
+		{"wasm is a directory", func(t *testing.T) error {
+			dir := pluginWith("wasm_path = \"p.wasm\"\ncapabilities = [\"tool\"]\n")
+			if err := os.Mkdir(filepath.Join(dir, "p.wasm"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			_, err := c.PushPlugin(ctx, reg.Ref("dir:1"), dir)
+			return err
+		}, nil, "p.wasm is a directory, not a regular file"},
+		{"wasm over the cap", func(t *testing.T) error {
+			dir := pluginWith("wasm_path = \"p.wasm\"\ncapabilities = [\"tool\"]\n")
+			sparse(t, filepath.Join(dir, "p.wasm"), zeroclaw.MaxWasmBytes+1)
+			_, err := c.PushPlugin(ctx, reg.Ref("big:1"), dir)
+			return err
+		}, oci.ErrTooLarge, "p.wasm is too large: 268435457 bytes, larger than 268435456"},
+		{"skill file over the cap", func(t *testing.T) error {
+			dir := pluginWith("capabilities = [\"skill\"]\n")
+			write(t, filepath.Join(dir, "skills", "greet", "SKILL.md"), "---\nname: greet\ndescription: Greets.\n---\n")
+			sparse(t, filepath.Join(dir, "skills", "greet", "zeros"), registry.MaxArchiveBytes+1)
+			_, err := c.PushPlugin(ctx, reg.Ref("skills:1"), dir)
+			return err
+		}, oci.ErrTooLarge, "zeros is too large"},
+		{"package is a directory", func(t *testing.T) error {
+			_, err := c.PushPackage(ctx, reg.Ref("pkgdir:1"), t.TempDir(), "p", 1)
+			return err
+		}, nil, "is a directory, not a regular file"},
+		{"package over the cap", func(t *testing.T) error {
+			zip := filepath.Join(t.TempDir(), "p.zip")
+			sparse(t, zip, oci.MaxPackageBytes+1)
+			_, err := c.PushPackage(ctx, reg.Ref("pkgbig:1"), zip, "p", 1)
+			return err
+		}, oci.ErrTooLarge, "p.zip is too large"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.push(t)
+			if err == nil || tt.want != nil && !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.say) {
+				t.Fatalf("got %v; want %v saying %q", err, tt.want, tt.say)
+			}
+		})
 	}
 }
 

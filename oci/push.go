@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,6 +21,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/partial"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 
+	"github.com/kobako/kobako/internal/boundedfile"
 	"github.com/kobako/kobako/zeroclaw"
 	"github.com/kobako/kobako/zeroclaw/manifest"
 	"github.com/kobako/kobako/zeroclaw/registry"
@@ -35,6 +37,7 @@ type blob struct {
 	data      []byte
 	path      string
 	size      int64
+	max       int64 // a file's cap
 	digest    v1.Hash
 }
 
@@ -46,27 +49,15 @@ func memBlob(mediaType, title string, b []byte) *blob {
 
 // fileBlob hashes the regular file at path, refusing one over max.
 func fileBlob(mediaType, title, path string, max int64) (*blob, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
 	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(f, max+1))
+	n, err := boundedfile.Copy(h, path, max)
+	if errors.Is(err, boundedfile.ErrTooLarge) {
+		return nil, fmt.Errorf("%w: %w", ErrTooLarge, err)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if n > max {
-		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, path, max)
-	}
-	return &blob{mediaType: mediaType, title: title, path: path, size: n,
+	return &blob{mediaType: mediaType, title: title, path: path, size: n, max: max,
 		digest: v1.Hash{Algorithm: "sha256", Hex: hex.EncodeToString(h.Sum(nil))}}, nil
 }
 
@@ -77,7 +68,7 @@ func (b *blob) Compressed() (io.ReadCloser, error) {
 	if b.path == "" {
 		return io.NopCloser(bytes.NewReader(b.data)), nil
 	}
-	f, err := os.Open(b.path)
+	f, err := boundedfile.Open(b.path, b.max)
 	if err != nil {
 		return nil, err
 	}
@@ -230,12 +221,12 @@ func zipTree(root string, max int64) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := os.Open(filepath.Join(root, filepath.FromSlash(n)))
-		if err != nil {
-			return nil, err
+		// Each file is capped too, not only the zip: a compressible file over the cap would
+		// otherwise go in cut at max+1 bytes, under the cap once deflated.
+		_, err = boundedfile.Copy(w, filepath.Join(root, filepath.FromSlash(n)), max)
+		if errors.Is(err, boundedfile.ErrTooLarge) {
+			return nil, fmt.Errorf("%w: %w", ErrTooLarge, err)
 		}
-		_, err = io.Copy(w, io.LimitReader(f, max+1))
-		f.Close()
 		if err != nil {
 			return nil, err
 		}

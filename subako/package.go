@@ -17,6 +17,7 @@ import (
 
 	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/internal/boundedfile"
 	"github.com/kobako/kobako/subako/wire"
 )
 
@@ -394,53 +395,25 @@ func (r *Runtime) LoadFS(ctx context.Context, fsys fs.FS) (*Package, error) {
 	return p, nil
 }
 
-// readCapped reads a regular file of at most max bytes, without trusting its reported size. It
-// stats the file before opening it, so that a FIFO (which would block the open until a writer
-// comes) or a device (/dev/zero has no end) is refused, not read.
+// readCapped reads a regular file of at most max bytes, without trusting its reported size; a
+// FIFO (which would block the open until a writer comes) or a device (/dev/zero has no end) is
+// refused, not read.
 func readCapped(fsys fs.FS, name string, max int64) ([]byte, error) {
-	fi, err := fs.Stat(fsys, name)
-	if err != nil {
+	b, err := boundedfile.ReadFS(fsys, name, max)
+	if err != nil && !errors.Is(err, boundedfile.ErrNotRegular) && !errors.Is(err, boundedfile.ErrTooLarge) {
 		return nil, explainStat(fsys, name, err)
 	}
-	if err := checkRegular(name, fi, max); err != nil {
-		return nil, err
-	}
-	f, err := fsys.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	// The file may have been replaced between the two calls.
-	if fi, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if err := checkRegular(name, fi, max); err != nil {
-		return nil, err
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s is larger than %d bytes", name, max)
-	}
-	return b, nil
-}
-
-func checkRegular(name string, fi fs.FileInfo, max int64) error {
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s is a %s, not a regular file", name, modeName(fi.Mode()))
-	}
-	if fi.Size() > max {
-		return fmt.Errorf("%s is %d bytes, larger than %d", name, fi.Size(), max)
-	}
-	return nil
+	return b, err
 }
 
 // explainStat rewords the error of a Stat that failed on a symbolic link leading out of the
-// package (os.Root's "path escapes from parent"), naming the link and where it leads.
+// package (os.Root's "path escapes from parent"), naming the link and where it leads. An error
+// of the open or the read of a file that Stat finds is left as it is.
 func explainStat(fsys fs.FS, name string, err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if _, serr := fs.Stat(fsys, name); serr == nil {
 		return err
 	}
 	if lfi, lerr := fs.Lstat(fsys, name); lerr == nil && lfi.Mode()&fs.ModeSymlink != 0 {

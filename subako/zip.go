@@ -9,6 +9,8 @@ import (
 	"testing/fstest"
 
 	"github.com/klauspost/compress/zip"
+
+	"github.com/kobako/kobako/internal/boundedfile"
 )
 
 // Caps on a package zip. Sizes are checked against what is actually decompressed, not against the
@@ -54,7 +56,7 @@ func readZip(ra io.ReaderAt, size int64) (fs.FS, error) {
 			continue
 		}
 		if !f.Mode().IsRegular() {
-			return nil, fmt.Errorf("subako: zip: %w: entry %q is a %s, not a regular file", ErrPackage, clean, modeName(f.Mode()))
+			return nil, fmt.Errorf("subako: zip: %w: entry %q is a %s, not a regular file", ErrPackage, clean, boundedfile.Kind(f.Mode()))
 		}
 		// Each entry stops at the cap of what it is (the manifest's is 64 KiB), not at what is
 		// left of the package's, so a bomb named subako-package.json costs 64 KiB, not 256 MiB.
@@ -120,20 +122,4 @@ func readZip(ra io.ReaderAt, size int64) (fs.FS, error) {
 func isManifestEntry(name string) bool {
 	dir, base := path.Split(name)
 	return base == ManifestFile && strings.Count(dir, "/") <= 1
-}
-
-func modeName(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "directory"
-	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	}
-	return "special file"
 }

@@ -26,7 +26,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -34,6 +33,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kobako/kobako/internal/boundedfile"
 	"github.com/kobako/kobako/zeroclaw/instance"
 	"github.com/kobako/kobako/zeroclaw/internal/durable"
 	"github.com/kobako/kobako/zeroclaw/internal/errs"
@@ -426,60 +426,22 @@ func requireWasm(m *manifest.Manifest, dir string) error {
 		return nil
 	}
 	wasm := filepath.Join(dir, filepath.FromSlash(m.WasmPath))
-	fi, err := os.Stat(wasm)
+	_, err := os.Stat(wasm)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%w: WASM file not found: %s", ErrNotFound, wasm)
 	case err != nil:
 		return fmt.Errorf("%w: %s: %v", ErrWasm, m.WasmPath, err)
-	case !fi.Mode().IsRegular():
-		return fmt.Errorf("%w: %s is not a regular file but %s", ErrWasm, m.WasmPath, fileKind(fi.Mode()))
 	}
+	// checkWasm's read refuses a wasm_path that is not a regular file (a link to /dev/zero, a
+	// directory), naming what it is.
 	return checkWasm(m, dir)
 }
 
 // ReadWasm reads the plugin's component file, refusing anything but a regular file (a link to
 // /dev/zero must not be read forever) and a file over MaxWasmBytes.
 func (p *Plugin) ReadWasm() ([]byte, error) {
-	return readWasmFile(p.WasmFile(), p.Manifest.WasmPath)
-}
-
-// fileKind names what a non-regular file is, for messages.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "a special file"
-}
-
-func readWasmFile(path, wasmPath string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file but %s", wasmPath, fileKind(fi.Mode()))
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxWasmBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxWasmBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", wasmPath, MaxWasmBytes)
-	}
-	return b, nil
+	return boundedfile.Read(p.WasmFile(), MaxWasmBytes)
 }
 
 // MaxWasmBytes caps the component file install and discovery read.
@@ -497,7 +459,7 @@ var worldExports = map[manifest.Capability][]string{
 // manifest's wasm_sha256 pin when there is one, then that it is a component exporting the
 // interfaces of every world the manifest's capabilities name.
 func checkWasm(m *manifest.Manifest, dir string) error {
-	b, err := readWasmFile(filepath.Join(dir, filepath.FromSlash(m.WasmPath)), m.WasmPath)
+	b, err := boundedfile.Read(filepath.Join(dir, filepath.FromSlash(m.WasmPath)), MaxWasmBytes)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrWasm, err)
 	}

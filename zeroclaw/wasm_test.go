@@ -66,12 +66,12 @@ func TestInstall_WasmNotRegular_Errors(t *testing.T) {
 			if err := os.Symlink("/dev/zero", path); err != nil {
 				t.Skip(err)
 			}
-		}, "p.wasm is not a regular file but a device"},
+		}, "p.wasm is a character device, not a regular file"},
 		{"directory", func(t *testing.T, path string) {
 			if err := os.Mkdir(path, 0o755); err != nil {
 				t.Fatal(err)
 			}
-		}, "p.wasm is not a regular file but a directory"},
+		}, "p.wasm is a directory, not a regular file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -46,8 +46,8 @@ func TestRunInspect_UnboundedInputs(t *testing.T) {
 		name, file, say string
 	}{
 		{"sparse file over the cap", big, "larger than 268435456"},
-		{"fifo", fifo, "is not a regular file (a named pipe)"},
-		{"device", os.DevNull, "is not a regular file (a character device)"},
+		{"fifo", fifo, "fifo.wasm is a named pipe, not a regular file"},
+		{"device", os.DevNull, "is a character device, not a regular file"},
 	}
 	for _, tt := range tests {
 		if tt.file == fifo && !haveFIFO || tt.file == os.DevNull && runtime.GOOS == "windows" {
@@ -101,7 +101,7 @@ func TestRun_PackageHint(t *testing.T) {
 		name, file, say string
 	}{
 		{"zip", zipPath, "it is a zip: a function package? try `kobako function call " + zipPath + " TOOL`"},
-		{"package directory", pkg, pkg + " is a directory, not a .wasm file; a function package? try `kobako function call " + pkg + " TOOL`"},
+		{"package directory", pkg, pkg + " is a directory, not a regular file; a function package? try `kobako function call " + pkg + " TOOL`"},
 		{"plugin directory", plugin, "a ZeroClaw plugin? try `kobako plugin install " + plugin + "`"},
 	}
 	for _, tt := range tests {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kobako/kobako/egress"
 	"github.com/kobako/kobako/engine"
+	"github.com/kobako/kobako/internal/boundedfile"
 	"github.com/kobako/kobako/subako"
 	"github.com/kobako/kobako/subako/example"
 )
@@ -648,7 +649,7 @@ func checkPackOutput(dir string, names []string, out string, force bool) error {
 		return nil
 	}
 	if !outInfo.Mode().IsRegular() {
-		return fmt.Errorf("%w: %s exists and is a %s, not a file", errPackOutput, out, fileKind(outInfo.Mode()))
+		return fmt.Errorf("%w: %s exists and is a %s, not a file", errPackOutput, out, boundedfile.Kind(outInfo.Mode()))
 	}
 	dirAbs, err := resolvePath(dir)
 	if err != nil {

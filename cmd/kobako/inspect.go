@@ -30,7 +30,7 @@ func inspectCommand(_ context.Context, args []string, _ io.Reader, stdout, stder
 		return c.usageErr("want one FILE.wasm, got %d arguments", len(pos))
 	}
 	name := pos[0]
-	b, err := readWasmFile(name, maxWasmFileBytes)
+	b, err := readWasmFile(name)
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return exitError

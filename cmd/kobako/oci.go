@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/kobako/kobako/internal/boundedfile"
 	"github.com/kobako/kobako/oci"
 	"github.com/kobako/kobako/subako"
 	"github.com/kobako/kobako/zeroclaw"
@@ -196,7 +197,7 @@ func pluginInstallOCI(e *pluginEnv, fs *flag.FlagSet, ref string, update bool) e
 			return pluginUsageErrorf("--manifest: %v", err)
 		}
 		if !fi.Mode().IsRegular() {
-			return pluginUsageErrorf("--manifest: %s is not a regular file (a %s)", mf, fileKind(fi.Mode()))
+			return pluginUsageErrorf("--manifest: %s is not a regular file (a %s)", mf, boundedfile.Kind(fi.Mode()))
 		}
 		if manifestTOML, err = manifest.ReadCapped(mf, manifest.MaxManifestBytes); err != nil {
 			return fmt.Errorf("--manifest: %w", err)

@@ -415,7 +415,7 @@ func TestPluginCall_WasmNotRegular(t *testing.T) {
 	go func() { done <- runPluginCLI(t, append([]string{"call", "gotool", `{}`}, cfg...)...) }()
 	select {
 	case r := <-done:
-		if r.code != 1 || !strings.Contains(r.stderr, "plugin.wasm is not a regular file but a device") || strings.Contains(r.stderr, "not found") {
+		if r.code != 1 || !strings.Contains(r.stderr, "plugin.wasm is a character device, not a regular file") || strings.Contains(r.stderr, "not found") {
 			t.Errorf("code %d stderr %q", r.code, r.stderr)
 		}
 	case <-time.After(20 * time.Second):

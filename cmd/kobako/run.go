@@ -147,7 +147,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	name, wasmBytes := "example", exampleWasm
 	guestArgs := []string{"hello"}
 	if len(rest) > 0 {
-		b, err := readWasmFile(rest[0], maxWasmFileBytes)
+		b, err := readWasmFile(rest[0])
 		if err != nil {
 			fmt.Fprintf(stderr, "error: %v%s\n", err, packageHint(rest[0], nil))
 			return exitError
