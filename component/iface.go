@@ -88,13 +88,48 @@ func (l *Linker) objFunc(iface binary.Name, name string) (*hostDef, bool, error)
 // export it. The Go types are checked against the WIT types here, once. Fields that are not
 // funcs, and unexported ones, are left alone.
 func (in *Instance) BindInterface(iface string, dst any) error {
+	find := func(iface string) (*binary.Export, error) {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		return in.findExport(iface, binary.SortInstance)
+	}
+	return bindInterface(iface, dst, find, func(e *binary.Export, f ifaceField) error {
+		if f.name == "" {
+			if f.optional {
+				return nil
+			}
+			return fmt.Errorf("%w: no function %q (GoName) in the interface", ErrNoExport, f.goName)
+		}
+		fn, err := in.Func(e.Name.Raw + "#" + f.name)
+		if err != nil {
+			if f.optional {
+				return nil
+			}
+			return err
+		}
+		return fn.Bind(f.v.Addr().Interface())
+	})
+}
+
+// ifaceField is a func field of the struct BindInterface fills, and the function it names.
+type ifaceField struct {
+	v        reflect.Value // the field, settable
+	goName   string        // the field's name
+	name     string        // the function: its `wit` tag's, or the one GoName maps to goName; "" if none
+	optional bool          // tagged optional: a missing function leaves the field nil
+}
+
+// bindInterface is the walk both BindInterface methods share: it checks that dst points to a
+// struct, finds exported interface iface with find, and calls bind with every exported func field
+// and the name of the function it is for (its `wit` tag, or the function GoName maps to the
+// field's name). Unexported and non-func fields are left alone. An error of bind is wrapped with
+// the interface and the field.
+func bindInterface(iface string, dst any, find func(string) (*binary.Export, error), bind func(*binary.Export, ifaceField) error) error {
 	pv := reflect.ValueOf(dst)
 	if pv.Kind() != reflect.Pointer || pv.IsNil() || pv.Elem().Kind() != reflect.Struct {
 		return fmt.Errorf("component: bind interface %s: %w: expected a pointer to a struct, found %T", iface, ErrBind, dst)
 	}
-	in.mu.Lock()
-	e, err := in.findExport(iface, binary.SortInstance)
-	in.mu.Unlock()
+	e, err := find(iface)
 	if err != nil {
 		return fmt.Errorf("component: bind interface %s: %w", iface, err)
 	}
@@ -114,24 +149,11 @@ func (in *Instance) BindInterface(iface string, dst any) error {
 			continue
 		}
 		name, opts, _ := strings.Cut(fd.Tag.Get("wit"), ",")
-		optional := opts == "optional"
 		if name == "" {
 			name = byGo[fd.Name]
 		}
-		if name == "" {
-			if optional {
-				continue
-			}
-			return fmt.Errorf("component: bind interface %s: field %s: %w: no function %q (GoName) in the interface", e.Name.Raw, fd.Name, ErrNoExport, fd.Name)
-		}
-		f, err := in.Func(e.Name.Raw + "#" + name)
-		if err != nil {
-			if optional {
-				continue
-			}
-			return fmt.Errorf("component: bind interface %s: field %s: %w", e.Name.Raw, fd.Name, err)
-		}
-		if err := f.Bind(sv.Field(i).Addr().Interface()); err != nil {
+		f := ifaceField{v: sv.Field(i), goName: fd.Name, name: name, optional: opts == "optional"}
+		if err := bind(e, f); err != nil {
 			return fmt.Errorf("component: bind interface %s: field %s: %w", e.Name.Raw, fd.Name, err)
 		}
 	}

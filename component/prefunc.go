@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/kobako/kobako/abi"
 	"github.com/kobako/kobako/component/binary"
@@ -121,45 +120,23 @@ const maxSpread = 8
 // names and `wit:"f,optional"` tags are those of Instance.BindInterface; the Go types are
 // checked here, once.
 func (p *InstancePre) BindInterface(iface string, dst any) error {
-	pv := reflect.ValueOf(dst)
-	if pv.Kind() != reflect.Pointer || pv.IsNil() || pv.Elem().Kind() != reflect.Struct {
-		return fmt.Errorf("component: bind interface %s: %w: expected a pointer to a struct, found %T", iface, ErrBind, dst)
+	find := func(iface string) (*binary.Export, error) {
+		return findExport(p.cc.comp, iface, binary.SortInstance)
 	}
-	e, err := findExport(p.cc.comp, iface, binary.SortInstance)
-	if err != nil {
-		return fmt.Errorf("component: bind interface %s: %w", iface, err)
-	}
-	byGo := map[string]string{}
-	for _, d := range e.Type.Instance.Exports {
-		if d.Type.Sort == binary.SortFunc {
-			byGo[GoName(d.Name.Raw)] = d.Name.Raw
-		}
-	}
-	sv := pv.Elem()
-	st := sv.Type()
-	for i := range st.NumField() {
-		fd := st.Field(i)
-		if !fd.IsExported() || fd.Type.Kind() != reflect.Func {
-			continue
-		}
-		name, opts, _ := strings.Cut(fd.Tag.Get("wit"), ",")
-		optional := opts == "optional"
-		if name == "" {
-			name = byGo[fd.Name]
-		}
-		if name == "" || !exportsFunc(e, name) {
-			if optional {
-				continue
+	return bindInterface(iface, dst, find, func(e *binary.Export, f ifaceField) error {
+		if f.name == "" || !exportsFunc(e, f.name) {
+			if f.optional {
+				return nil
 			}
-			return fmt.Errorf("component: bind interface %s: field %s: %w: no function %q in the interface", e.Name.Raw, fd.Name, ErrNoExport, cmp(name, fd.Name))
+			return fmt.Errorf("%w: no function %q in the interface", ErrNoExport, cmp(f.name, f.goName))
 		}
-		fn, err := p.bindField(e.Name.Raw+"#"+name, fd.Type)
+		fn, err := p.bindField(e.Name.Raw+"#"+f.name, f.v.Type())
 		if err != nil {
-			return fmt.Errorf("component: bind interface %s: field %s: %w", e.Name.Raw, fd.Name, err)
+			return err
 		}
-		sv.Field(i).Set(fn)
-	}
-	return nil
+		f.v.Set(fn)
+		return nil
+	})
 }
 
 func cmp(a, b string) string {

@@ -288,6 +288,11 @@ func TestInstancePre_BindInterface_Errors(t *testing.T) {
 		{"no error result", "docs:calc/api", &struct {
 			Add func(context.Context, *component.Instance, uint32, uint32) uint32
 		}{}, component.ErrBind},
+		{"nil pointer", "docs:calc/api", (*preCalcAPI)(nil), component.ErrBind},
+		{"pointer to a non-struct", "docs:calc/api", new(int), component.ErrBind},
+		{"tagged function missing", "docs:calc/api", &struct {
+			Times func(context.Context, *component.Instance, uint32, uint32) (uint32, error) `wit:"mul"`
+		}{}, component.ErrNoExport},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := pre.BindInterface(tt.iface, tt.dst)
@@ -295,6 +300,56 @@ func TestInstancePre_BindInterface_Errors(t *testing.T) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
 		})
+	}
+}
+
+// The error of a field names the interface and the field, and says why (the exact words).
+func TestInstancePre_BindInterface_ErrorMessages(t *testing.T) {
+	pre := prepareFixture(t, calcWasm)
+	for _, tt := range []struct {
+		name string
+		dst  any
+		say  string
+	}{
+		{"missing function", &struct {
+			Mul func(context.Context, *component.Instance, uint32) (uint32, error)
+		}{}, `component: bind interface docs:calc/api@0.1.0: field Mul: no such export: no function "Mul" in the interface`},
+		{"tagged function missing", &struct {
+			Times func(context.Context, *component.Instance, uint32, uint32) (uint32, error) `wit:"mul"`
+		}{}, `component: bind interface docs:calc/api@0.1.0: field Times: no such export: no function "mul" in the interface`},
+		{"no instance parameter", &struct {
+			Add func(context.Context, uint32, uint32) (uint32, error)
+		}{}, "component: bind interface docs:calc/api@0.1.0: field Add: cannot bind Go function: func(context.Context, uint32, uint32) (uint32, error): the parameters must start with context.Context, *component.Instance"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := pre.BindInterface("docs:calc/api", tt.dst); err == nil || err.Error() != tt.say {
+				t.Fatalf("err = %v, want %q", err, tt.say)
+			}
+		})
+	}
+}
+
+// Optional fields whose function is missing stay nil, by GoName or by tag; unexported fields and
+// fields that are not funcs are left alone.
+func TestInstancePre_BindInterface_LeavesAlone(t *testing.T) {
+	ctx := context.Background()
+	pre := prepareFixture(t, calcWasm)
+	var api struct {
+		Add   func(context.Context, *component.Instance, uint32, uint32) (uint32, error)
+		Sub   func(context.Context, *component.Instance, uint32, uint32) (uint32, error) `wit:",optional"`
+		Times func(context.Context, *component.Instance, uint32, uint32) (uint32, error) `wit:"mul,optional"`
+		Note  string
+		add   func(context.Context, *component.Instance, uint32, uint32) (uint32, error)
+	}
+	api.Note = "kept"
+	if err := pre.BindInterface("docs:calc/api", &api); err != nil {
+		t.Fatal(err)
+	}
+	if api.Sub != nil || api.Times != nil || api.add != nil || api.Note != "kept" {
+		t.Fatalf("Sub %v, Times %v, add %v, Note %q", api.Sub != nil, api.Times != nil, api.add != nil, api.Note)
+	}
+	if n, err := api.Add(ctx, instantiatePre(t, pre), 2, 3); err != nil || n != 5 {
+		t.Fatalf("Add = %d, %v", n, err)
 	}
 }
 

@@ -192,11 +192,66 @@ func TestBindInterface_Errors(t *testing.T) {
 		{"wrong type", "docs:calc/api", &struct {
 			Add func(context.Context, string, uint32) (uint32, error)
 		}{}, component.ErrBind},
+		{"nil pointer", "docs:calc/api", (*calcAPI)(nil), component.ErrBind},
+		{"pointer to a non-struct", "docs:calc/api", new(int), component.ErrBind},
+		{"tagged function missing", "docs:calc/api", &struct {
+			Times func(context.Context, uint32, uint32) (uint32, error) `wit:"mul"`
+		}{}, component.ErrNoExport},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if err := in.BindInterface(tt.iface, tt.dst); !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
 		})
+	}
+}
+
+// The error of a field names the interface and the field, and says why (the exact words).
+func TestBindInterface_ErrorMessages(t *testing.T) {
+	in := instantiate(t, component.NewLinker(), calcWasm)
+	for _, tt := range []struct {
+		name string
+		dst  any
+		say  string
+	}{
+		{"missing function", &struct {
+			Sub func(context.Context, uint32) (uint32, error)
+		}{}, `component: bind interface docs:calc/api@0.1.0: field Sub: no such export: no function "Sub" (GoName) in the interface`},
+		{"tagged function missing", &struct {
+			Times func(context.Context, uint32, uint32) (uint32, error) `wit:"mul"`
+		}{}, `component: bind interface docs:calc/api@0.1.0: field Times: component: export "docs:calc/api@0.1.0#mul": no such export: instance has no function "mul"`},
+		{"wrong type", &struct {
+			Add func(context.Context, string, uint32) (uint32, error)
+		}{}, "component: bind interface docs:calc/api@0.1.0: field Add: component: bind docs:calc/api@0.1.0#add: cannot bind Go function: parameter 0 (a): map string to u32: Go string cannot represent `u32`: type mismatch"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := in.BindInterface("docs:calc/api", tt.dst); err == nil || err.Error() != tt.say {
+				t.Fatalf("err = %v, want %q", err, tt.say)
+			}
+		})
+	}
+}
+
+// Optional fields whose function is missing stay nil, by GoName or by tag; unexported fields and
+// fields that are not funcs are left alone.
+func TestBindInterface_LeavesAlone(t *testing.T) {
+	ctx := context.Background()
+	in := instantiate(t, component.NewLinker(), calcWasm)
+	var api struct {
+		Add   func(context.Context, uint32, uint32) (uint32, error)
+		Sub   func(context.Context, uint32, uint32) (uint32, error) `wit:",optional"`
+		Times func(context.Context, uint32, uint32) (uint32, error) `wit:"mul,optional"`
+		Note  string
+		add   func(context.Context, uint32, uint32) (uint32, error)
+	}
+	api.Note = "kept"
+	if err := in.BindInterface("docs:calc/api", &api); err != nil {
+		t.Fatal(err)
+	}
+	if api.Sub != nil || api.Times != nil || api.add != nil || api.Note != "kept" {
+		t.Fatalf("Sub %v, Times %v, add %v, Note %q", api.Sub != nil, api.Times != nil, api.add != nil, api.Note)
+	}
+	if n, err := api.Add(ctx, 2, 3); err != nil || n != 5 {
+		t.Fatalf("Add = %d, %v", n, err)
 	}
 }
