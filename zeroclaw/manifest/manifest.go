@@ -16,9 +16,8 @@ package manifest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/kobako/kobako/internal/boundedfile"
 	"github.com/kobako/kobako/zeroclaw/internal/sjson"
 	"github.com/kobako/kobako/zeroclaw/internal/tomldepth"
 )
@@ -196,22 +196,15 @@ func ReadFile(path string) (*Manifest, error) {
 	return m, nil
 }
 
-// ReadCapped reads the file at path, refusing one longer than limit bytes
-// without reading more than limit+1 of it.
+// ReadCapped reads the regular file at path, refusing one longer than limit bytes (ErrTooLarge)
+// without reading more than limit+1 of it, and anything but a regular file: a FIFO would block
+// the open until a writer came, /dev/zero has no end.
 func ReadCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(buf)) > limit {
+	b, err := boundedfile.Read(path, limit)
+	if errors.Is(err, boundedfile.ErrTooLarge) {
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrTooLarge, path, limit)
 	}
-	return buf, nil
+	return b, err
 }
 
 // Parse decodes manifest text. Unknown root keys are kept in Extra; wrong

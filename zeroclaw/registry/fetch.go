@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kobako/kobako/internal/boundedfile"
 	"github.com/kobako/kobako/zeroclaw/internal/errs"
 )
 
@@ -119,7 +120,7 @@ func (f *Fetcher) FetchIndex(ctx context.Context, loc string) (*Index, error) {
 		if err != nil {
 			return nil, errs.New(ErrIndex, "plugin registry %s: %v", loc, err)
 		}
-		if data, err = readFileCapped(path, MaxIndexBytes); err != nil {
+		if data, err = boundedfile.Read(path, MaxIndexBytes); err != nil {
 			return nil, errs.New(ErrIndex, "reading plugin registry: %v", err)
 		}
 		if abs, err := filepath.Abs(path); err == nil {
@@ -139,22 +140,6 @@ func statusText(code int) string {
 		return fmt.Sprintf("%d %s", code, t)
 	}
 	return fmt.Sprintf("%d", code)
-}
-
-func readFileCapped(path string, limit int64) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s exceeds %d bytes", path, limit)
-	}
-	return data, nil
 }
 
 // get fetches url into memory, capped at limit bytes.
