@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
+	"github.com/kobako/kobako/internal/boundedfile"
 	"github.com/kobako/kobako/zeroclaw/manifest"
 	"github.com/kobako/kobako/zeroclaw/registry"
 )
@@ -143,14 +145,12 @@ func isZipFile(path string) bool {
 	if err != nil {
 		return false
 	}
-	f, err := os.Open(expanded)
+	// A FIFO given as the source must not block the probe at its open.
+	f, err := boundedfile.Open(expanded, math.MaxInt64)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
 	var head [4]byte
 	n, _ := io.ReadFull(f, head[:])
 	return n == 4 && string(head[:]) == "PK\x03\x04"
