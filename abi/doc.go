@@ -19,6 +19,11 @@
 // type's size, alignment and flattened core types once. FuncOf builds a function type and its
 // two core signatures, spilling to memory beyond 16 flat parameters or 1 flat result.
 //
+// A type's size, alignment and flattening come from Layout, the package's one definition of the
+// canonical ABI's layout arithmetic. Layouts compose without types (RecordLayout, VariantLayout,
+// FlagsLayout, Kind.Layout), so the component decoder bounds a type by the same arithmetic while
+// it decodes, before any Type exists.
+//
 // # Values
 //
 // A Value is a dynamically typed value (BoolValue, StringValue, RecordValue, VariantValue, …).

@@ -138,3 +138,15 @@ func ExampleCodecFor() {
 	// 7 {Level:1 Message:ok Fields:[] Code:<nil>}
 	// map abi_test.LogEntry to record: Go abi_test.LogEntry field "message" is not in the record: type mismatch
 }
+
+// The canonical ABI's layout of record { a: u8, b: string } and of option<f32>, computed without
+// building the types.
+func ExampleRecordLayout() {
+	rec := abi.RecordLayout(abi.KindU8.Layout(), abi.KindString.Layout())
+	fmt.Println(rec.Size(), rec.Align(), rec.Size64(), rec.Flat())
+	opt := abi.VariantLayout(2, abi.KindF32.Layout())
+	fmt.Println(opt.Size(), opt.Align(), opt.Flat())
+	// Output:
+	// 12 4 24 [i32 i32 i32]
+	// 8 4 [i32 f32]
+}

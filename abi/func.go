@@ -105,7 +105,7 @@ func FuncOf(params []Param, results ...Type) (*FuncType, error) {
 		}
 	} else {
 		for _, t := range ptypes {
-			ft.flatParams = append(ft.flatParams, t.base().flat...)
+			ft.flatParams = append(ft.flatParams, t.base().layout.flat...)
 		}
 	}
 	if nResults > MaxFlatResults {
@@ -114,7 +114,7 @@ func FuncOf(params []Param, results ...Type) (*FuncType, error) {
 		}
 	} else {
 		for _, t := range results {
-			ft.flatResults = append(ft.flatResults, t.base().flat...)
+			ft.flatResults = append(ft.flatResults, t.base().layout.flat...)
 		}
 	}
 	ptr := []CoreType{CoreI32}
@@ -205,11 +205,11 @@ func (ft *FuncType) lowerParams(cx *CallContext, args []Value, dst []uint64) ([]
 		return out, nil
 	}
 	tt := ft.paramTuple
-	ptr, err := cx.alloc(tt.align, tt.size)
+	ptr, err := cx.alloc(tt.layout.align, tt.layout.size)
 	if err != nil {
 		return nil, at(err, "params")
 	}
-	err = s.storeTo(ptr, uint64(tt.size), tt.hasPtr, func(b []byte) error {
+	err = s.storeTo(ptr, uint64(tt.layout.size), tt.hasPtr, func(b []byte) error {
 		for i, p := range ft.params {
 			if err := s.store(p.Type, args[i], sub(b, tt.offsets[i]), ptr+tt.offsets[i]); err != nil {
 				return at(err, ft.paramStep(i))
@@ -275,10 +275,10 @@ func liftValues(cx *CallContext, types []Type, spill *TupleType, flat []uint64, 
 		return nil, err
 	}
 	ptr := uint32(flat[0])
-	if err := checkAlign(ptr, spill.align, "spilled values"); err != nil {
+	if err := checkAlign(ptr, spill.layout.align, "spilled values"); err != nil {
 		return nil, err
 	}
-	b, err := view(mem, ptr, uint64(spill.size))
+	b, err := view(mem, ptr, uint64(spill.layout.size))
 	if err != nil {
 		return nil, fmt.Errorf("spilled values: %w", err)
 	}
@@ -346,7 +346,7 @@ func (ft *FuncType) lowerResults(cx *CallContext, results []Value, flatArgs []ui
 	if err != nil {
 		return nil, err
 	}
-	err = s.storeTo(ptr, uint64(tt.size), tt.hasPtr, func(b []byte) error {
+	err = s.storeTo(ptr, uint64(tt.layout.size), tt.hasPtr, func(b []byte) error {
 		for i, t := range ft.results {
 			if err := s.store(t, results[i], sub(b, tt.offsets[i]), ptr+tt.offsets[i]); err != nil {
 				return at(err, steps.step(i))
@@ -438,5 +438,5 @@ func (ft *FuncType) returnPointer(flatArgs []uint64) (uint32, error) {
 		return 0, errorf(ErrCoreValues, "expected %d core arguments, got %d", len(ft.lower.Params), len(flatArgs))
 	}
 	ptr := uint32(flatArgs[len(flatArgs)-1])
-	return ptr, checkAlign(ptr, ft.resultTuple.align, "return")
+	return ptr, checkAlign(ptr, ft.resultTuple.layout.align, "return")
 }

@@ -143,7 +143,7 @@ func (l *lifter) load(t Type, b []byte) (Value, error) {
 		f := t.(*FlagsType)
 		// Bits beyond the declared labels are ignored, as unpack_flags_from_int does: only the
 		// labels' bits are read.
-		return FlagsValue(readDisc(b, f.size) & flagsMask(len(f.labels))), nil
+		return FlagsValue(readDisc(b, f.layout.size) & flagsMask(len(f.labels))), nil
 	case KindOwn:
 		return l.liftOwn(t.(*HandleType), le.Uint32(b))
 	case KindBorrow:
@@ -355,7 +355,7 @@ func (l *lifter) liftFlat(t Type, r *flatReader) (Value, error) {
 		}
 		start := r.i
 		// Every case consumes the same joined slots, whatever its payload uses.
-		end := start + t.base().flatLen - 1
+		end := start + t.base().layout.flatLen - 1
 		p := c.payloads[d]
 		if p == nil {
 			r.i = end

@@ -196,7 +196,7 @@ func (s *storer) store(t Type, v Value, b []byte, ptr uint32) error {
 		if err != nil {
 			return err
 		}
-		n, x = f.size, uint64(bits)
+		n, x = f.layout.size, uint64(bits)
 	case KindOwn, KindBorrow:
 		h, err := s.lowerHandle(t.(*HandleType), v)
 		if err != nil {
@@ -382,7 +382,7 @@ func (s *storer) lowerFlat(t Type, v Value, out []uint64) ([]uint64, error) {
 		if err != nil {
 			return out, err
 		}
-		end := len(out) + t.base().flatLen
+		end := len(out) + t.base().layout.flatLen
 		out = append(out, uint64(d))
 		if pt := c.payloads[d]; pt != nil {
 			if out, err = s.lowerFlat(pt, p, out); err != nil {

@@ -230,7 +230,7 @@ func retptrIfSpilled(t *rapid.T, ft *FuncType, e *env) []uint64 {
 	if !ft.ResultsSpilled() {
 		return nil
 	}
-	p, err := e.mem.Realloc(0, 0, ft.resultTuple.align, ft.resultTuple.size)
+	p, err := e.mem.Realloc(0, 0, ft.resultTuple.Align(), ft.resultTuple.Size())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -462,7 +462,7 @@ func (g *GoFunc) lowerParams(cx *CallContext, args []reflect.Value, dst []uint64
 		return out, nil
 	}
 	tt := ft.paramTuple
-	ptr, err := cx.alloc(tt.align, tt.size)
+	ptr, err := cx.alloc(tt.layout.align, tt.layout.size)
 	if err != nil {
 		return nil, at(err, "params")
 	}
@@ -503,10 +503,10 @@ func liftGoValues(cx *CallContext, flat []uint64, codecs []*Codec, spill *TupleT
 		return err
 	}
 	ptr := uint32(flat[0])
-	if err := checkAlign(ptr, spill.align, "spilled values"); err != nil {
+	if err := checkAlign(ptr, spill.layout.align, "spilled values"); err != nil {
 		return err
 	}
-	b, err := view(mem, ptr, uint64(spill.size))
+	b, err := view(mem, ptr, uint64(spill.layout.size))
 	if err != nil {
 		return fmt.Errorf("spilled values: %w", err)
 	}
@@ -603,7 +603,7 @@ func storeGoValues(s *storer, codecs []*Codec, tt *TupleType, ptr uint32, vals [
 	if err != nil {
 		return err
 	}
-	b, err := view(mem, ptr, uint64(tt.size))
+	b, err := view(mem, ptr, uint64(tt.layout.size))
 	if err != nil {
 		return err
 	}

@@ -174,20 +174,11 @@ type Type interface {
 	base() *typeBase
 }
 
-// typeBase holds the layout shared by every type; concrete types embed it.
+// typeBase holds what every type has; concrete types embed it.
 type typeBase struct {
-	kind    Kind
-	size    uint32
-	align   uint32
-	size64  uint64 // elem_size under the 64-bit pointer ABI, for the MaxValueSize bound
-	align64 uint32
-	// flatLen is the length of the flattening; flat holds it only when flatLen <= maxCachedFlat,
-	// which covers every use in a call (at most MaxFlatParams values are ever passed flat). Large
-	// types flatten to up to 2^28 core types; keeping those for every nesting level would let a
-	// small component binary cost the host gigabytes.
-	flatLen int
-	flat    []CoreType
-	depth   int
+	kind   Kind
+	layout Layout
+	depth  int
 	// hasPtr: the type contains a string or list, so lowering it can call realloc (and move memory).
 	hasPtr bool
 	// hasBorrow: the type contains a borrow handle.
@@ -198,19 +189,16 @@ type typeBase struct {
 func (b *typeBase) Kind() Kind { return b.kind }
 
 // Size is the type's elem_size in bytes.
-func (b *typeBase) Size() uint32 { return b.size }
+func (b *typeBase) Size() uint32 { return b.layout.size }
 
 // Align is the type's alignment in bytes.
-func (b *typeBase) Align() uint32 { return b.align }
+func (b *typeBase) Align() uint32 { return b.layout.align }
 
 // Flat returns a copy of the flattened core types.
-func (b *typeBase) Flat() []CoreType { return slices.Clone(b.flat) }
+func (b *typeBase) Flat() []CoreType { return b.layout.Flat() }
 
 // FlatLen is the number of flattened core types.
-func (b *typeBase) FlatLen() int { return b.flatLen }
-
-// maxCachedFlat bounds the flattenings kept in types.
-const maxCachedFlat = 32
+func (b *typeBase) FlatLen() int { return b.layout.flatLen }
 
 // Flat returns the flattened core types of the record.
 func (r *RecordType) Flat() []CoreType { return flatten(r) }
@@ -227,11 +215,11 @@ func (o *OptionType) Flat() []CoreType { return flatten(o) }
 // Flat returns the flattened core types of the result.
 func (r *ResultType) Flat() []CoreType { return flatten(r) }
 
-// flatten computes flatten_type, using the cached flattening where there is one.
+// flatten computes flatten_type, using the layout's flattening where it keeps one.
 func flatten(t Type) []CoreType {
 	b := t.base()
-	if b.flatLen <= maxCachedFlat {
-		return slices.Clone(b.flat)
+	if b.layout.flatLen <= maxCachedFlat {
+		return b.layout.Flat()
 	}
 	var out []CoreType
 	switch x := t.(type) {
@@ -244,28 +232,16 @@ func flatten(t Type) []CoreType {
 			out = append(out, e.Flat()...)
 		}
 	default:
-		var joined []CoreType
+		out = []CoreType{CoreI32}
 		for _, p := range casesOf(t).payloads {
 			if p != nil {
-				joined = joinFlat(joined, p.Flat())
+				out = joinFlat(out, p.Flat())
 			}
 		}
-		out = append([]CoreType{CoreI32}, joined...)
 	}
 	return out
 }
 
-// joinFlat joins a case's flattening into the variant's joined slots (flatten_variant).
-func joinFlat(joined, case_ []CoreType) []CoreType {
-	for i, ft := range case_ {
-		if i < len(joined) {
-			joined[i] = join(joined[i], ft)
-		} else {
-			joined = append(joined, ft)
-		}
-	}
-	return joined
-}
 func (b *typeBase) base() *typeBase { return b }
 
 // PrimitiveType is one of bool, s8…s64, u8…u64, f32, f64, char and string.
@@ -274,28 +250,26 @@ type PrimitiveType struct{ typeBase }
 // String returns the WIT name of the primitive.
 func (p *PrimitiveType) String() string { return p.kind.String() }
 
-func prim(k Kind, size uint32, c CoreType) *PrimitiveType {
-	return &PrimitiveType{typeBase{kind: k, size: size, align: size, size64: uint64(size), align64: size,
-		flatLen: 1, flat: []CoreType{c}, depth: 1}}
+func prim(k Kind) *PrimitiveType {
+	return &PrimitiveType{typeBase{kind: k, layout: k.Layout(), depth: 1, hasPtr: k == KindString}}
 }
 
 // The primitive types.
 var (
-	Bool = prim(KindBool, 1, CoreI32)
-	S8   = prim(KindS8, 1, CoreI32)
-	U8   = prim(KindU8, 1, CoreI32)
-	S16  = prim(KindS16, 2, CoreI32)
-	U16  = prim(KindU16, 2, CoreI32)
-	S32  = prim(KindS32, 4, CoreI32)
-	U32  = prim(KindU32, 4, CoreI32)
-	S64  = prim(KindS64, 8, CoreI64)
-	U64  = prim(KindU64, 8, CoreI64)
-	F32  = prim(KindF32, 4, CoreF32)
-	F64  = prim(KindF64, 8, CoreF64)
-	Char = prim(KindChar, 4, CoreI32)
+	Bool = prim(KindBool)
+	S8   = prim(KindS8)
+	U8   = prim(KindU8)
+	S16  = prim(KindS16)
+	U16  = prim(KindU16)
+	S32  = prim(KindS32)
+	U32  = prim(KindU32)
+	S64  = prim(KindS64)
+	U64  = prim(KindU64)
+	F32  = prim(KindF32)
+	F64  = prim(KindF64)
+	Char = prim(KindChar)
 	// String is stored as a (pointer, length) pair: 8 bytes, 4-aligned, two i32s.
-	String = &PrimitiveType{typeBase{kind: KindString, size: 8, align: 4, size64: 16, align64: 8,
-		flatLen: 2, flat: []CoreType{CoreI32, CoreI32}, depth: 1, hasPtr: true}}
+	String = prim(KindString)
 )
 
 // ListType is list<T>, stored as a (pointer, length) pair.
@@ -575,16 +549,14 @@ func typeErr(what, format string, args ...any) error {
 	return &PathError{Op: "type " + what, Err: errorf(ErrInvalidType, format, args...)}
 }
 
-func alignTo(x, a uint64) uint64 { return (x + a - 1) &^ (a - 1) }
-
 // checkBounds applies the limits every composite type shares: nesting depth and the
 // specification's bound on value size under the 64-bit ABI.
 func checkBounds(what string, b *typeBase) error {
 	if b.depth > MaxTypeDepth {
 		return typeErr(what, "nesting depth %d exceeds %d", b.depth, MaxTypeDepth)
 	}
-	if b.size64 > MaxValueSize {
-		return typeErr(what, "value size %d bytes exceeds 2^28-1", b.size64)
+	if b.layout.size64 > MaxValueSize {
+		return typeErr(what, "value size %d bytes exceeds 2^28-1", b.layout.size64)
 	}
 	return nil
 }
@@ -595,43 +567,23 @@ func ListOf(elem Type) (*ListType, error) {
 		return nil, typeErr("list", "nil element type")
 	}
 	e := elem.base()
-	l := &ListType{typeBase: typeBase{kind: KindList, size: 8, align: 4, size64: 16, align64: 8,
-		flatLen: 2, flat: []CoreType{CoreI32, CoreI32}, depth: e.depth + 1, hasPtr: true, hasBorrow: e.hasBorrow}, elem: elem}
+	l := &ListType{typeBase: typeBase{kind: KindList, layout: KindList.Layout(), depth: e.depth + 1, hasPtr: true,
+		hasBorrow: e.hasBorrow}, elem: elem}
 	if err := checkBounds("list", &l.typeBase); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
-// structLayout lays out fields in order (elem_size_record, alignment_record).
-func structLayout(kind Kind, types []Type) (typeBase, []uint32) {
-	b := typeBase{kind: kind, align: 1, align64: 1}
+// structBase lays out fields in order (RecordLayout) and gathers what the fields contain.
+func structBase(kind Kind, types []Type) (typeBase, []uint32) {
 	offsets := make([]uint32, len(types))
-	var s, s64 uint64
-	for i, t := range types {
+	b := typeBase{kind: kind, layout: recordLayout(len(types), func(i int) Layout { return types[i].base().layout }, offsets)}
+	for _, t := range types {
 		tb := t.base()
-		s = alignTo(s, uint64(tb.align))
-		offsets[i] = uint32(s) // s < 2^28 × fields is checked below before it can matter
-		s += uint64(tb.size)
-		s64 = alignTo(s64, uint64(tb.align64)) + tb.size64
-		b.align = max(b.align, tb.align)
-		b.align64 = max(b.align64, tb.align64)
-		b.flatLen += tb.flatLen
-		if b.flatLen <= maxCachedFlat {
-			b.flat = append(b.flat, tb.flat...)
-		}
 		b.depth = max(b.depth, tb.depth+1)
 		b.hasPtr = b.hasPtr || tb.hasPtr
 		b.hasBorrow = b.hasBorrow || tb.hasBorrow
-		if s64 > MaxValueSize { // stop early: offsets beyond this would not fit in uint32
-			b.size64 = s64
-			return b, offsets
-		}
-	}
-	b.size = uint32(alignTo(s, uint64(b.align)))
-	b.size64 = alignTo(s64, uint64(b.align64))
-	if b.flatLen > maxCachedFlat {
-		b.flat = nil
 	}
 	return b, offsets
 }
@@ -666,7 +618,7 @@ func RecordOf(fields ...Field) (*RecordType, error) {
 	if err := checkLabels("record", names); err != nil {
 		return nil, err
 	}
-	b, offs := structLayout(KindRecord, types)
+	b, offs := structBase(KindRecord, types)
 	r := &RecordType{typeBase: b, fields: slices.Clone(fields), offsets: offs}
 	if err := checkBounds("record", &r.typeBase); err != nil {
 		return nil, err
@@ -684,7 +636,7 @@ func TupleOf(elems ...Type) (*TupleType, error) {
 			return nil, typeErr("tuple", "element %d has nil type", i)
 		}
 	}
-	b, offs := structLayout(KindTuple, elems)
+	b, offs := structBase(KindTuple, elems)
 	t := &TupleType{typeBase: b, elems: slices.Clone(elems), offsets: offs}
 	if err := checkBounds("tuple", &t.typeBase); err != nil {
 		return nil, err
@@ -692,65 +644,27 @@ func TupleOf(elems ...Type) (*TupleType, error) {
 	return t, nil
 }
 
-// discriminantSize is the byte size of discriminant_type: the smallest of u8, u16, u32 that
-// numbers n cases.
-func discriminantSize(n int) uint32 {
-	switch {
-	case n <= 1<<8:
-		return 1
-	case n <= 1<<16:
-		return 2
-	}
-	return 4
-}
-
-// join is the flattening join of two core types (CanonicalABI.md#flattening).
-func join(a, b CoreType) CoreType {
-	if a == b {
-		return a
-	}
-	if (a == CoreI32 && b == CoreF32) || (a == CoreF32 && b == CoreI32) {
-		return CoreI32
-	}
-	return CoreI64
-}
-
-// variantLayout computes the despecialised variant layout (elem_size_variant, alignment_variant,
-// flatten_variant) for the given payloads.
-func variantLayout(kind Kind, names []string, payloads []Type, steps []string) (typeBase, cases) {
-	disc := discriminantSize(len(payloads))
-	var maxAlign, maxAlign64 uint32 = 1, 1
-	var maxSize, maxSize64 uint64
-	var joined []CoreType
-	maxFlat := 0
+// variantBase lays out the despecialised variant with the given payloads (VariantLayout) and
+// gathers what the payloads contain.
+func variantBase(kind Kind, names []string, payloads []Type, steps []string) (typeBase, cases) {
 	b := typeBase{kind: kind, depth: 1}
 	for _, p := range payloads {
 		if p == nil {
 			continue
 		}
 		pb := p.base()
-		maxAlign = max(maxAlign, pb.align)
-		maxAlign64 = max(maxAlign64, pb.align64)
-		maxSize = max(maxSize, uint64(pb.size))
-		maxSize64 = max(maxSize64, pb.size64)
-		maxFlat = max(maxFlat, pb.flatLen)
-		if maxFlat < maxCachedFlat {
-			joined = joinFlat(joined, pb.flat)
-		}
 		b.depth = max(b.depth, pb.depth+1)
 		b.hasPtr = b.hasPtr || pb.hasPtr
 		b.hasBorrow = b.hasBorrow || pb.hasBorrow
 	}
-	b.align = max(disc, maxAlign)
-	b.align64 = max(disc, maxAlign64)
-	off := alignTo(uint64(disc), uint64(maxAlign))
-	b.size = uint32(alignTo(off+maxSize, uint64(b.align)))
-	b.size64 = alignTo(alignTo(uint64(disc), uint64(maxAlign64))+maxSize64, uint64(b.align64))
-	b.flatLen = 1 + maxFlat
-	if b.flatLen <= maxCachedFlat {
-		b.flat = append([]CoreType{CoreI32}, joined...)
-	}
-	return b, cases{names: names, payloads: payloads, steps: steps, discSize: disc, payloadOff: uint32(off)}
+	var off uint32
+	b.layout, off = variantLayout(len(payloads), len(payloads), func(i int) (Layout, bool) {
+		if payloads[i] == nil {
+			return Layout{}, false
+		}
+		return payloads[i].base().layout, true
+	})
+	return b, cases{names: names, payloads: payloads, steps: steps, discSize: discriminantSize(len(payloads)), payloadOff: off}
 }
 
 // VariantOf returns variant { cases… }. A variant needs at least one case and distinct names.
@@ -777,7 +691,7 @@ func VariantOf(cs ...Case) (*VariantType, error) {
 	if err := checkLabels("variant", names); err != nil {
 		return nil, err
 	}
-	b, c := variantLayout(KindVariant, names, payloads, steps)
+	b, c := variantBase(KindVariant, names, payloads, steps)
 	v := &VariantType{typeBase: b, cases: c}
 	if err := checkBounds("variant", &v.typeBase); err != nil {
 		return nil, err
@@ -796,7 +710,7 @@ func EnumOf(labels ...string) (*EnumType, error) {
 	if err := checkLabels("enum", labels); err != nil {
 		return nil, err
 	}
-	b, c := variantLayout(KindEnum, slices.Clone(labels), make([]Type, len(labels)), nil)
+	b, c := variantBase(KindEnum, slices.Clone(labels), make([]Type, len(labels)), nil)
 	return &EnumType{typeBase: b, cases: c}, nil
 }
 
@@ -805,7 +719,7 @@ func OptionOf(t Type) (*OptionType, error) {
 	if isNil(t) {
 		return nil, typeErr("option", "nil payload type")
 	}
-	b, c := variantLayout(KindOption, []string{"none", "some"}, []Type{nil, t}, []string{"option none", "option some"})
+	b, c := variantBase(KindOption, []string{"none", "some"}, []Type{nil, t}, []string{"option none", "option some"})
 	o := &OptionType{typeBase: b, cases: c}
 	if err := checkBounds("option", &o.typeBase); err != nil {
 		return nil, err
@@ -821,7 +735,7 @@ func ResultOf(ok, err Type) (*ResultType, error) {
 	if err != nil && isNil(err) {
 		return nil, typeErr("result", "typed nil error type")
 	}
-	b, c := variantLayout(KindResult, []string{"ok", "error"}, []Type{ok, err}, []string{"result ok", "result error"})
+	b, c := variantBase(KindResult, []string{"ok", "error"}, []Type{ok, err}, []string{"result ok", "result error"})
 	r := &ResultType{typeBase: b, cases: c}
 	if e := checkBounds("result", &r.typeBase); e != nil {
 		return nil, e
@@ -841,23 +755,14 @@ func FlagsOf(labels ...string) (*FlagsType, error) {
 	if err := checkLabels("flags", labels); err != nil {
 		return nil, err
 	}
-	var size uint32 = 4
-	switch {
-	case n <= 8:
-		size = 1
-	case n <= 16:
-		size = 2
-	}
-	return &FlagsType{typeBase: typeBase{kind: KindFlags, size: size, align: size, size64: uint64(size),
-		align64: size, flatLen: 1, flat: []CoreType{CoreI32}, depth: 1}, labels: slices.Clone(labels)}, nil
+	return &FlagsType{typeBase: typeBase{kind: KindFlags, layout: FlagsLayout(n), depth: 1}, labels: slices.Clone(labels)}, nil
 }
 
 func handleOf(k Kind, rt *ResourceType) (*HandleType, error) {
 	if rt == nil {
 		return nil, typeErr(k.String(), "nil resource type")
 	}
-	return &HandleType{typeBase: typeBase{kind: k, size: 4, align: 4, size64: 4, align64: 4,
-		flatLen: 1, flat: []CoreType{CoreI32}, depth: 1, hasBorrow: k == KindBorrow}, rt: rt}, nil
+	return &HandleType{typeBase: typeBase{kind: k, layout: k.Layout(), depth: 1, hasBorrow: k == KindBorrow}, rt: rt}, nil
 }
 
 // OwnOf returns own<rt>.

@@ -1,6 +1,7 @@
 package binary
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -32,13 +33,23 @@ func (e *typeEncoder) valtype(t *rapid.T, depth int) ([]byte, string) {
 	}
 	var def []byte
 	var text string
-	switch rapid.IntRange(0, 7).Draw(t, "kind") {
-	case 0: // record
+	switch kind := rapid.IntRange(0, 8).Draw(t, "kind"); kind {
+	case 0, 8: // record; a wide one of primitives flattens to about the limits (16 and 32 values)
 		n := rapid.IntRange(1, 4).Draw(t, "fields")
+		if kind == 8 {
+			n = rapid.SampledFrom([]int{15, 16, 17, 31, 32, 33}).Draw(t, "fields")
+		}
 		def = append([]byte{0x72}, leb(uint32(n))...)
 		text = "record {"
 		for i, l := range labels(n) {
-			vt, s := e.valtype(t, depth-1)
+			var vt []byte
+			var s string
+			if kind == 8 {
+				p := rapid.SampledFrom(prims[:len(prims)-1]).Draw(t, "prim") // not string: one value each
+				vt, s = []byte{byte(p)}, p.String()
+			} else {
+				vt, s = e.valtype(t, depth-1)
+			}
 			def = append(append(append(def, leb(uint32(len(l)))...), l...), vt...)
 			if i > 0 {
 				text += ","
@@ -107,6 +118,10 @@ func (e *typeEncoder) valtype(t *rapid.T, depth int) ([]byte, string) {
 		}
 	case 6, 7: // flags, enum
 		n := rapid.IntRange(1, 40).Draw(t, "labels")
+		if rapid.Bool().Draw(t, "edge") {
+			// The sizes change after 8, 16 (flags) and 256 labels (enum: a u16 discriminant).
+			n = rapid.SampledFrom([]int{8, 9, 16, 17, 32, 256, 257}).Draw(t, "labels")
+		}
 		op, name := byte(0x6d), "enum"
 		if rapid.Bool().Draw(t, "flags") && n <= 32 {
 			op, name = 0x6e, "flags"
@@ -130,8 +145,9 @@ func (e *typeEncoder) valtype(t *rapid.T, depth int) ([]byte, string) {
 	return sleb(uint32(len(e.defs) - 1)), text
 }
 
-// TestPropertyValueTypes encodes random value types, decodes them and checks the decoded types
-// print as generated and flatten as package abi flattens them.
+// TestPropertyValueTypes encodes random value types, decodes them and checks that the decoded
+// types print as generated, and that the layout the decoder bounds them by and the layout of the
+// abi.Type they convert to are both the canonical ABI's, as specLayout computes it.
 func TestPropertyValueTypes(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		var e typeEncoder
@@ -150,23 +166,155 @@ func TestPropertyValueTypes(t *testing.T) {
 			if got := typeString(vt, 100); got != e.texts[i] {
 				t.Fatalf("type %d = %s, want %s", i, got, e.texts[i])
 			}
+			want, want64 := specLayout(vt, 4), specLayout(vt, 8)
+			var wantShort []CoreValType // what a Layout keeps
+			if len(want.flat) <= 32 {
+				wantShort = want.flat
+			}
+			l := vt.info().layout
+			if uint64(l.Size()) != want.size || uint64(l.Align()) != want.align || l.Size64() != want64.size ||
+				l.FlatLen() != len(want.flat) || !slices.Equal(l.Flat(), wantShort) {
+				t.Fatalf("%s: decoder's layout: size %d, align %d, size64 %d, %d flat %v; want %d, %d, %d, %d %v",
+					vt, l.Size(), l.Align(), l.Size64(), l.FlatLen(), l.Flat(), want.size, want.align, want64.size, len(want.flat), wantShort)
+			}
 			at, err := conv.Value(vt)
 			if err != nil {
 				t.Fatalf("abi type of %s: %v", vt, err)
 			}
-			vi := vt.info()
-			if vi.flatOver != (at.FlatLen() > maxFlatParams) {
-				t.Fatalf("%s: flattening over %d: decoder %v, abi %d values", vt, maxFlatParams, vi.flatOver, at.FlatLen())
+			if uint64(at.Size()) != want.size || uint64(at.Align()) != want.align || !slices.Equal(at.Flat(), want.flat) {
+				t.Fatalf("%s: abi.Type: size %d, align %d, flat %v; want %d, %d, %v", vt, at.Size(), at.Align(), at.Flat(),
+					want.size, want.align, want.flat)
 			}
-			if !vi.flatOver {
-				want := make([]CoreValType, 0, at.FlatLen())
-				for _, c := range at.Flat() {
-					want = append(want, map[abi.CoreType]CoreValType{abi.CoreI32: CoreI32, abi.CoreI64: CoreI64, abi.CoreF32: CoreF32, abi.CoreF64: CoreF64}[c])
+			var offsets []uint32
+			switch at := at.(type) {
+			case *abi.RecordType:
+				for i := range at.NumFields() {
+					offsets = append(offsets, at.Offset(i))
 				}
-				if !slices.Equal(vi.flat, want) {
-					t.Fatalf("%s: decoder flattens to %v, abi to %v", vt, vi.flat, want)
+			case *abi.TupleType:
+				for i := range at.NumElems() {
+					offsets = append(offsets, at.Offset(i))
 				}
+			}
+			if !slices.Equal(offsets, want.offsets) {
+				t.Fatalf("%s: abi.Type's field offsets %v, want %v", vt, offsets, want.offsets)
 			}
 		}
 	})
+}
+
+// spec is a type's layout as specLayout computes it.
+type spec struct {
+	size, align uint64
+	flat        []CoreValType
+	offsets     []uint32 // of a record's or tuple's fields
+}
+
+// specLayout transcribes the canonical ABI's definitions (elem_size, alignment, flatten_type and
+// the functions they call, in definitions.py) with pointers of ptr bytes, for the property test
+// to check abi.Layout's arithmetic against. It computes on the decoder's types, recursively and
+// without abi, so that it shares no code with what it checks.
+func specLayout(t ValType, ptr uint64) spec {
+	alignTo := func(x, a uint64) uint64 { return (x + a - 1) / a * a }
+	switch t := t.(type) {
+	case PrimType:
+		switch t {
+		case Bool, S8, U8:
+			return spec{size: 1, align: 1, flat: []CoreValType{CoreI32}}
+		case S16, U16:
+			return spec{size: 2, align: 2, flat: []CoreValType{CoreI32}}
+		case S32, U32, Char:
+			return spec{size: 4, align: 4, flat: []CoreValType{CoreI32}}
+		case S64, U64:
+			return spec{size: 8, align: 8, flat: []CoreValType{CoreI64}}
+		case F32:
+			return spec{size: 4, align: 4, flat: []CoreValType{CoreF32}}
+		case F64:
+			return spec{size: 8, align: 8, flat: []CoreValType{CoreF64}}
+		case String:
+			return spec{size: 2 * ptr, align: ptr, flat: []CoreValType{CoreI32, CoreI32}}
+		}
+	case *ListType:
+		return spec{size: 2 * ptr, align: ptr, flat: []CoreValType{CoreI32, CoreI32}}
+	case *OwnType, *BorrowType:
+		return spec{size: 4, align: 4, flat: []CoreValType{CoreI32}}
+	case *FlagsType:
+		n := uint64(4)
+		if len(t.Names) <= 8 {
+			n = 1
+		} else if len(t.Names) <= 16 {
+			n = 2
+		}
+		return spec{size: n, align: n, flat: []CoreValType{CoreI32}}
+	case *RecordType, *TupleType:
+		var fields []ValType
+		if r, ok := t.(*RecordType); ok {
+			for _, f := range r.Fields {
+				fields = append(fields, f.Type)
+			}
+		} else {
+			fields = t.(*TupleType).Elems
+		}
+		out := spec{align: 1}
+		for _, f := range fields {
+			fs := specLayout(f, ptr)
+			out.size = alignTo(out.size, fs.align)
+			out.offsets = append(out.offsets, uint32(out.size))
+			out.size += fs.size
+			out.align = max(out.align, fs.align)
+			out.flat = append(out.flat, fs.flat...)
+		}
+		out.size = alignTo(out.size, out.align)
+		return out
+	case *VariantType:
+		var ps []ValType
+		for _, c := range t.Cases {
+			ps = append(ps, c.Type)
+		}
+		return specVariant(ps, ptr)
+	case *EnumType:
+		return specVariant(make([]ValType, len(t.Names)), ptr)
+	case *OptionType:
+		return specVariant([]ValType{nil, t.Elem}, ptr)
+	case *ResultType:
+		return specVariant([]ValType{t.OK, t.Err}, ptr)
+	}
+	panic(fmt.Sprintf("specLayout: %T", t))
+}
+
+// specVariant is specLayout of a variant whose cases have the given payloads (nil for none).
+func specVariant(payloads []ValType, ptr uint64) spec {
+	alignTo := func(x, a uint64) uint64 { return (x + a - 1) / a * a }
+	disc := uint64(4) // discriminant_type
+	switch n := len(payloads); {
+	case n <= 256:
+		disc = 1
+	case n <= 65536:
+		disc = 2
+	}
+	caseAlign, caseSize := uint64(1), uint64(0)
+	var flat []CoreValType
+	for _, p := range payloads {
+		if p == nil {
+			continue
+		}
+		ps := specLayout(p, ptr)
+		caseAlign, caseSize = max(caseAlign, ps.align), max(caseSize, ps.size)
+		for i, ft := range ps.flat {
+			if i >= len(flat) {
+				flat = append(flat, ft)
+				continue
+			}
+			switch { // join
+			case flat[i] == ft:
+			case flat[i] == CoreI32 && ft == CoreF32, flat[i] == CoreF32 && ft == CoreI32:
+				flat[i] = CoreI32
+			default:
+				flat[i] = CoreI64
+			}
+		}
+	}
+	align := max(disc, caseAlign)
+	return spec{size: alignTo(alignTo(disc, caseAlign)+caseSize, align), align: align,
+		flat: append([]CoreValType{CoreI32}, flat...)}
 }

@@ -14,8 +14,6 @@ const (
 	// MaxTypeSize bounds the number of type nodes reachable from any one type, counted as a tree
 	// (so a type built by doubling cannot grow exponentially).
 	MaxTypeSize = 1_000_000
-	// maxElemSize is the spec's bound on elem_size(t, 'i64').
-	maxElemSize = 1 << 28
 	// maxWork bounds the steps spent comparing and substituting types in one Decode.
 	maxWork = 50_000_000
 	// baseTypeNodes and typeNodesPerByte bound the type nodes (and declaration copies) that
@@ -28,30 +26,18 @@ const (
 	// each component may have, like the reference validator (wasmparser) does; instantiation
 	// checks cost time in proportion to them.
 	MaxItems = 1000
-
-	maxFlatParams  = 16
-	maxFlatResults = 1
 )
 
-// discriminantSize is the byte size of a variant discriminant for n cases.
-func discriminantSize(n int) uint64 {
-	switch {
-	case n <= 1<<8:
-		return 1
-	case n <= 1<<16:
-		return 2
-	}
-	return 4
-}
-
-func alignTo(n, a uint64) uint64 { return (n + a - 1) / a * a }
-
-// infoBuilder accumulates the info of a compound type from its children.
+// infoBuilder accumulates the info of a compound type from its children. The layout comes from
+// package abi, which lifts and lowers by it; the bounds are the decoder's.
 type infoBuilder struct {
 	vi valInfo
+	// buf holds the children's layouts of a small type, so that building it allocates nothing.
+	buf [8]abi.Layout
 }
 
-func (b *infoBuilder) child(c ValType) {
+// child adds c's contents to the type and returns c's layout.
+func (b *infoBuilder) child(c ValType) abi.Layout {
 	ci := c.info()
 	if ci.depth+1 > b.vi.depth {
 		b.vi.depth = ci.depth + 1
@@ -60,19 +46,23 @@ func (b *infoBuilder) child(c ValType) {
 	b.vi.hasPtr = b.vi.hasPtr || ci.hasPtr
 	b.vi.hasBorrow = b.vi.hasBorrow || ci.hasBorrow
 	b.vi.hasHandle = b.vi.hasHandle || ci.hasHandle
+	return ci.layout
 }
 
-// appendFlat appends a child's flattening for records and tuples.
-func (b *infoBuilder) appendFlat(c ValType) {
-	ci := c.info()
-	if b.vi.flatOver || ci.flatOver || len(b.vi.flat)+len(ci.flat) > maxFlatParams {
-		b.vi.flatOver, b.vi.flat = true, nil
-		return
+// children adds ts' contents to the type and returns the layouts of those that are not nil.
+func (b *infoBuilder) children(ts []ValType) []abi.Layout {
+	ls := b.buf[:0]
+	for _, t := range ts {
+		if t != nil {
+			ls = append(ls, b.child(t))
+		}
 	}
-	b.vi.flat = append(b.vi.flat, ci.flat...)
+	return ls
 }
 
-func (b *infoBuilder) finish() (valInfo, error) {
+// finish sets the type's layout and checks the bounds.
+func (b *infoBuilder) finish(l abi.Layout) (valInfo, error) {
+	b.vi.layout = l
 	if b.vi.depth == 0 {
 		b.vi.depth = 1
 	}
@@ -84,88 +74,19 @@ func (b *infoBuilder) finish() (valInfo, error) {
 	if b.vi.nodes > MaxTypeSize {
 		return valInfo{}, errf(ErrLimit, "value type has %d nodes, over the limit of %d", b.vi.nodes, MaxTypeSize)
 	}
-	if b.vi.size64 >= maxElemSize {
-		return valInfo{}, errf(ErrInvalid, "value type's element size %d is not below 2^28 bytes", b.vi.size64)
+	if l.Size64() > abi.MaxValueSize {
+		return valInfo{}, errf(ErrInvalid, "value type's element size %d is not below 2^28 bytes", l.Size64())
 	}
 	return b.vi, nil
 }
 
-// recordLayout computes elem_size and alignment of fields laid out in sequence.
-func recordLayout(ts []ValType) (size, align uint64) {
-	align = 1
-	for _, t := range ts {
-		ci := t.info()
-		size = alignTo(size, ci.align64)
-		size += ci.size64
-		if ci.align64 > align {
-			align = ci.align64
-		}
-	}
-	return alignTo(size, align), align
-}
-
-// variantLayout computes the layout and flattening of a variant with the given payloads (nil
-// for none).
-func (b *infoBuilder) variant(payloads []ValType) {
-	disc := discriminantSize(len(payloads))
-	maxAlign, maxSize := uint64(1), uint64(0)
-	var joined []CoreValType
-	over := false
-	for _, p := range payloads {
-		if p == nil {
-			continue
-		}
-		b.child(p)
-		ci := p.info()
-		if ci.align64 > maxAlign {
-			maxAlign = ci.align64
-		}
-		if ci.size64 > maxSize {
-			maxSize = ci.size64
-		}
-		if ci.flatOver {
-			over = true
-			continue
-		}
-		for i, ft := range ci.flat {
-			if i < len(joined) {
-				joined[i] = joinCoreTypes(joined[i], ft)
-			} else {
-				joined = append(joined, ft)
-			}
-		}
-	}
-	align := max(disc, maxAlign)
-	size := alignTo(disc, maxAlign) + maxSize
-	b.vi.size64, b.vi.align64 = alignTo(size, align), align
-	if over || 1+len(joined) > maxFlatParams {
-		b.vi.flatOver = true
-		return
-	}
-	b.vi.flat = append([]CoreValType{CoreI32}, joined...)
-}
-
-// joinCoreTypes is the canonical ABI's join of two flattened types.
-func joinCoreTypes(a, b CoreValType) CoreValType {
-	if a == b {
-		return a
-	}
-	if (a == CoreI32 && b == CoreF32) || (a == CoreF32 && b == CoreI32) {
-		return CoreI32
-	}
-	return CoreI64
-}
-
 func newRecord(fields []Field) (*RecordType, error) {
 	var b infoBuilder
-	ts := make([]ValType, len(fields))
-	for i, f := range fields {
-		b.child(f.Type)
-		b.appendFlat(f.Type)
-		ts[i] = f.Type
+	ls := b.buf[:0]
+	for _, f := range fields {
+		ls = append(ls, b.child(f.Type))
 	}
-	b.vi.size64, b.vi.align64 = recordLayout(ts)
-	vi, err := b.finish()
+	vi, err := b.finish(abi.RecordLayout(ls...))
 	if err != nil {
 		return nil, err
 	}
@@ -174,12 +95,7 @@ func newRecord(fields []Field) (*RecordType, error) {
 
 func newTuple(elems []ValType) (*TupleType, error) {
 	var b infoBuilder
-	for _, e := range elems {
-		b.child(e)
-		b.appendFlat(e)
-	}
-	b.vi.size64, b.vi.align64 = recordLayout(elems)
-	vi, err := b.finish()
+	vi, err := b.finish(abi.RecordLayout(b.children(elems)...))
 	if err != nil {
 		return nil, err
 	}
@@ -188,12 +104,13 @@ func newTuple(elems []ValType) (*TupleType, error) {
 
 func newVariant(cases []Case) (*VariantType, error) {
 	var b infoBuilder
-	ps := make([]ValType, len(cases))
-	for i, c := range cases {
-		ps[i] = c.Type
+	ls := b.buf[:0]
+	for _, c := range cases {
+		if c.Type != nil {
+			ls = append(ls, b.child(c.Type))
+		}
 	}
-	b.variant(ps)
-	vi, err := b.finish()
+	vi, err := b.finish(abi.VariantLayout(len(cases), ls...))
 	if err != nil {
 		return nil, err
 	}
@@ -202,8 +119,7 @@ func newVariant(cases []Case) (*VariantType, error) {
 
 func newEnum(names []string) (*EnumType, error) {
 	var b infoBuilder
-	b.variant(make([]ValType, len(names)))
-	vi, err := b.finish()
+	vi, err := b.finish(abi.VariantLayout(len(names)))
 	if err != nil {
 		return nil, err
 	}
@@ -212,8 +128,7 @@ func newEnum(names []string) (*EnumType, error) {
 
 func newOption(elem ValType) (*OptionType, error) {
 	var b infoBuilder
-	b.variant([]ValType{nil, elem})
-	vi, err := b.finish()
+	vi, err := b.finish(abi.VariantLayout(2, b.child(elem)))
 	if err != nil {
 		return nil, err
 	}
@@ -222,8 +137,7 @@ func newOption(elem ValType) (*OptionType, error) {
 
 func newResult(ok, errT ValType) (*ResultType, error) {
 	var b infoBuilder
-	b.variant([]ValType{ok, errT})
-	vi, err := b.finish()
+	vi, err := b.finish(abi.VariantLayout(2, b.children([]ValType{ok, errT})...))
 	if err != nil {
 		return nil, err
 	}
@@ -234,9 +148,7 @@ func newList(elem ValType) (*ListType, error) {
 	var b infoBuilder
 	b.child(elem)
 	b.vi.hasPtr = true
-	b.vi.flat = []CoreValType{CoreI32, CoreI32}
-	b.vi.size64, b.vi.align64 = 16, 8
-	vi, err := b.finish()
+	vi, err := b.finish(abi.KindList.Layout())
 	if err != nil {
 		return nil, err
 	}
@@ -245,29 +157,22 @@ func newList(elem ValType) (*ListType, error) {
 
 func newFlags(names []string) (*FlagsType, error) {
 	var b infoBuilder
-	b.vi.flat = []CoreValType{CoreI32}
-	switch n := len(names); {
-	case n <= 8:
-		b.vi.size64 = 1
-	case n <= 16:
-		b.vi.size64 = 2
-	default:
-		b.vi.size64 = 4
-	}
-	b.vi.align64 = b.vi.size64
-	vi, err := b.finish()
+	vi, err := b.finish(abi.FlagsLayout(len(names)))
 	if err != nil {
 		return nil, err
 	}
 	return &FlagsType{Names: names, vi: vi}, nil
 }
 
-func handleInfo(borrow bool) valInfo {
-	return valInfo{depth: 1, nodes: 2, flat: []CoreValType{CoreI32}, hasBorrow: borrow, hasHandle: true, size64: 4, align64: 4}
+func handleInfo(k abi.Kind) valInfo {
+	return valInfo{depth: 1, nodes: 2, layout: k.Layout(), hasBorrow: k == abi.KindBorrow, hasHandle: true}
 }
 
-func newOwn(r *ResourceType) *OwnType       { return &OwnType{Resource: r, vi: handleInfo(false)} }
-func newBorrow(r *ResourceType) *BorrowType { return &BorrowType{Resource: r, vi: handleInfo(true)} }
+func newOwn(r *ResourceType) *OwnType { return &OwnType{Resource: r, vi: handleInfo(abi.KindOwn)} }
+
+func newBorrow(r *ResourceType) *BorrowType {
+	return &BorrowType{Resource: r, vi: handleInfo(abi.KindBorrow)}
+}
 
 func newFunc(params []Param, result ValType) (*FuncType, error) {
 	n := 1
@@ -295,34 +200,6 @@ func sizeOfDecls(what string, lists ...[]ExternDecl) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-// flatten returns the canonical ABI's flattening of a list of value types (with 32-bit
-// pointers), or over=true when it has more than max values.
-func flattenTypes(ts []ValType, max int) (flat []CoreValType, over bool) {
-	for _, t := range ts {
-		vi := t.info()
-		if vi.flatOver || len(flat)+len(vi.flat) > max {
-			return nil, true
-		}
-		flat = append(flat, vi.flat...)
-	}
-	return flat, false
-}
-
-func (t *FuncType) paramTypes() []ValType {
-	ts := make([]ValType, len(t.Params))
-	for i, p := range t.Params {
-		ts[i] = p.Type
-	}
-	return ts
-}
-
-func (t *FuncType) resultTypes() []ValType {
-	if t.Result == nil {
-		return nil
-	}
-	return []ValType{t.Result}
 }
 
 // paramsHavePtr and resultHasPtr report whether strings or lists cross the call.
@@ -364,8 +241,16 @@ func nonNil(ts []CoreValType) []CoreValType {
 	return ts
 }
 
+// flatOver reports whether the parameters flatten to more than abi.MaxFlatParams core values and
+// the result to more than abi.MaxFlatResults, so that they pass through memory (flatten_functype).
 func (t *FuncType) flatOver() (params, results bool) {
-	_, p := flattenTypes(t.paramTypes(), maxFlatParams)
-	_, r := flattenTypes(t.resultTypes(), maxFlatResults)
-	return p, r
+	n := 0
+	for _, p := range t.Params {
+		// Stop once over: a valid type flattens to at most 2^28 values, so n cannot overflow.
+		if n += p.Type.info().layout.FlatLen(); n > abi.MaxFlatParams {
+			params = true
+			break
+		}
+	}
+	return params, t.Result != nil && t.Result.info().layout.FlatLen() > abi.MaxFlatResults
 }

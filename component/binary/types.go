@@ -3,6 +3,8 @@ package binary
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kobako/kobako/abi"
 )
 
 // Type is an entry of a component's type index space. The implementations are the value types
@@ -31,13 +33,10 @@ type ValType interface {
 type valInfo struct {
 	depth     int
 	nodes     int
-	flat      []CoreValType // the flattening with 32-bit pointers; nil when flatOver
-	flatOver  bool          // the flattening has more than maxFlatParams values
-	hasPtr    bool          // contains a string or list
+	layout    abi.Layout // size, alignment and flattening, as abi lifts and lowers the type
+	hasPtr    bool       // contains a string or list
 	hasBorrow bool
-	hasHandle bool   // contains own or borrow
-	size64    uint64 // elem_size with 64-bit pointers (the validation bound uses it)
-	align64   uint64
+	hasHandle bool // contains own or borrow
 }
 
 // PrimType is a primitive value type.
@@ -65,22 +64,9 @@ var primNames = map[PrimType]string{Bool: "bool", S8: "s8", U8: "u8", S16: "s16"
 
 var primInfos = func() map[PrimType]*valInfo {
 	m := map[PrimType]*valInfo{}
-	add := func(p PrimType, core CoreValType, size uint64) {
-		m[p] = &valInfo{depth: 1, nodes: 1, flat: []CoreValType{core}, size64: size, align64: size}
+	for p, at := range primABI {
+		m[p] = &valInfo{depth: 1, nodes: 1, layout: at.Kind().Layout(), hasPtr: p == String}
 	}
-	add(Bool, CoreI32, 1)
-	add(S8, CoreI32, 1)
-	add(U8, CoreI32, 1)
-	add(S16, CoreI32, 2)
-	add(U16, CoreI32, 2)
-	add(S32, CoreI32, 4)
-	add(U32, CoreI32, 4)
-	add(S64, CoreI64, 8)
-	add(U64, CoreI64, 8)
-	add(F32, CoreF32, 4)
-	add(F64, CoreF64, 8)
-	add(Char, CoreI32, 4)
-	m[String] = &valInfo{depth: 1, nodes: 1, flat: []CoreValType{CoreI32, CoreI32}, hasPtr: true, size64: 16, align64: 8}
 	return m
 }()
 
