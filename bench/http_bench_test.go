@@ -89,7 +89,7 @@ func BenchmarkHTTP(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = s.Close(ctx) })
-	if _, err := preview2.Bind(s, preview2.Config{HTTP: preview2.HTTPConfig{Send: sender.Send}}); err != nil {
+	if _, err := preview2.Bind(s, preview2.Config{}, preview2.WithHTTP(preview2.HTTPConfig{Send: sender.Send})); err != nil {
 		b.Fatal(err)
 	}
 	in, err := l.Instantiate(ctx, s, cc)
