@@ -25,6 +25,8 @@ type listedPackage struct {
 	Dir          string
 	Export       string
 	Imports      []string
+	TestImports  []string
+	XTestImports []string
 	GoFiles      []string
 	CgoFiles     []string
 	TestGoFiles  []string

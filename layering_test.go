@@ -97,7 +97,8 @@ func allowedImport(r layerRule, imp string, standard bool) bool {
 }
 
 // TestLayering checks every package's non-test imports against layering.txt, and the rules that
-// are not about imports: no cgo anywhere, and wazero's compiler only in bench/.
+// are not about imports: no cgo anywhere, wazero's compiler only in bench/, and wazy (the fork
+// bench/ compares kobako with) imported by bench/ only, test files included.
 func TestLayering(t *testing.T) {
 	b, err := os.ReadFile("layering.txt")
 	if err != nil {
@@ -133,6 +134,11 @@ func TestLayering(t *testing.T) {
 		if rel == "bench" {
 			continue
 		}
+		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+			if matches(wazyModule+"/...", imp) {
+				t.Errorf("%s imports %s: wazy is a dependency of bench/ only", rel, imp)
+			}
+		}
 		for _, f := range slices.Concat(p.GoFiles, p.TestGoFiles, p.XTestGoFiles) {
 			src, err := os.ReadFile(filepath.Join(p.Dir, f))
 			if err != nil {
@@ -147,6 +153,10 @@ func TestLayering(t *testing.T) {
 		}
 	}
 }
+
+// wazyModule is the wazero fork bench/ measures kobako against (issue 24); nothing else may
+// import it.
+const wazyModule = "github.com/samyfodil/wazy"
 
 // TestLayering_Rules keeps the checker honest on a small table.
 func TestLayering_Rules(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 const spinDeadline = 5 * time.Millisecond
 
 // deadlineEngines are the engines that can stop a spinning guest; bare wazero and fuel-only cannot.
-var deadlineEngines = []engineKind{kobako, unmetered, deadlineOnly}
+var deadlineEngines = []engineKind{kobako, unmetered, deadlineOnly, wazyEngine}
 
 // spinFunc calls the spin fixture's export on a fresh instance (a stopped instance is spent) with
 // the deadline d, and returns how long the call took once it stopped, and why it stopped.
@@ -28,6 +28,9 @@ type spinFunc func(ctx context.Context, d time.Duration) (time.Duration, error)
 func newSpinner(tb testing.TB, kind engineKind) (spin spinFunc, close func()) {
 	tb.Helper()
 	ctx := context.Background()
+	if kind == wazyEngine {
+		return newWazySpinner(tb)
+	}
 	wasmBytes := fixture(tb, "wat/spin")
 	if kind == deadlineOnly {
 		r, err := newRuntime(ctx, kind)
@@ -83,7 +86,10 @@ func newSpinner(tb testing.TB, kind engineKind) (spin spinFunc, close func()) {
 
 // stoppedByDeadline reports whether err is the engine's deadline error.
 func stoppedByDeadline(kind engineKind, err error) bool {
-	if kind == deadlineOnly {
+	switch kind {
+	case wazyEngine:
+		return wazyStoppedByDeadline(err)
+	case deadlineOnly:
 		var se *sys.ExitError // wazero closes the module with this exit code
 		return errors.As(err, &se) && se.ExitCode() == sys.ExitCodeDeadlineExceeded
 	}

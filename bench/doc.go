@@ -17,6 +17,11 @@
 //     2026-11-30; its deadlines are now checked by the refuel hook that metering calls anyway, so
 //     this column shows what the dropped machinery cost, not part of kobako's.
 //   - compiler: wazero's compiler, for reference only; kobako never uses it.
+//   - wazy: wazy v0.8.0's interpreter (github.com/samyfodil/wazy, a wazero fork), the original
+//     module with a timeout context per call, which wazy's interpreter honours without any option:
+//     the comparison issue 24 asks for. wazy also runs the ZeroClaw tool components
+//     (BenchmarkZeroClawExecute via=wazy, BenchmarkSnapshotHeap via=wazy) with its own WASI 0.2
+//     host. wazy is imported by this package's tests only.
 //
 // Workloads: recursive fib and a call-free tight loop (as Go GOOS=wasip1 guests and in WAT), SHA-256
 // over 1 MiB and a JSON round trip (Go guests), each called repeatedly on a warm instance; compile

@@ -32,10 +32,12 @@ const (
 	fuelOnly     engineKind = "fuel-only"
 	deadlineOnly engineKind = "deadline-only"
 	compiler     engineKind = "compiler"
+	// wazyEngine is wazy v0.8.0's interpreter (wazy_test.go): the wazero fork issue 24 compares with.
+	wazyEngine engineKind = "wazy"
 )
 
 // workloadEngines run the warm-instance workloads; the first is the baseline benchstat compares to.
-var workloadEngines = []engineKind{bare, kobako, unmetered, fuelOnly, deadlineOnly, compiler}
+var workloadEngines = []engineKind{bare, kobako, unmetered, fuelOnly, deadlineOnly, compiler, wazyEngine}
 
 // lifecycleEngines run the compile and instantiate benchmarks, where the split of kobako's cost into
 // metering and deadline does not apply.
@@ -166,9 +168,12 @@ func TestMain(m *testing.M) {
 func newGuest(ctx context.Context, kind engineKind, wasmBytes []byte) (*guest, error) {
 	var g *guest
 	var err error
-	if kind == kobako || kind == unmetered {
+	switch kind {
+	case kobako, unmetered:
 		g, err = newKobakoGuest(ctx, kind, wasmBytes)
-	} else {
+	case wazyEngine:
+		g, err = newWazyGuest(ctx, wasmBytes)
+	default:
 		g, err = newWazeroGuest(ctx, kind, wasmBytes)
 	}
 	if err != nil {

@@ -10,15 +10,19 @@ import (
 
 // enginePairs are the engines BenchmarkPaired compares: the second against the first. kobako
 // against fuel-only is what the refuel hook (a host call every 10,000 fuel, with the deadline
-// check) and the engine's per-call work add to the same metered code.
-var enginePairs = [][2]engineKind{{bare, kobako}, {bare, unmetered}, {fuelOnly, kobako}}
+// check) and the engine's per-call work add to the same metered code. The wazy pairs are issue
+// 24's comparison with wazy v0.8.0's interpreter: wazy against bare wazero, and kobako metered and
+// unmetered against wazy.
+var enginePairs = [][2]engineKind{{bare, kobako}, {bare, unmetered}, {fuelOnly, kobako},
+	{bare, wazyEngine}, {wazyEngine, kobako}, {wazyEngine, unmetered}}
 
-// BenchmarkPaired measures engine ratios (kobako/bare, unmetered/bare, kobako/fuel-only) on the
-// workloads on a machine too loaded for side-by-side medians to resolve a few percent: every
-// iteration calls the workload once on each engine of the pair, back to back on one locked thread
-// (in alternating order), and reports the median of the per-pair ratios of thread CPU time as
-// ratio-p50 (and the quartiles as ratio-p25 and ratio-p75). Load that comes and goes changes both
-// calls of a pair alike, so it cancels in the ratio rather than spreading the medians.
+// BenchmarkPaired measures engine ratios (kobako/bare, unmetered/bare, kobako/fuel-only, and
+// wazy/bare, kobako/wazy, unmetered/wazy) on the workloads on a machine too loaded for
+// side-by-side medians to resolve a few percent: every iteration calls the workload once on each
+// engine of the pair, back to back on one locked thread (in alternating order), and reports the
+// median of the per-pair ratios of thread CPU time as ratio-p50 (and the quartiles as ratio-p25
+// and ratio-p75). Load that comes and goes changes both calls of a pair alike, so it cancels in
+// the ratio rather than spreading the medians.
 func BenchmarkPaired(b *testing.B) {
 	for _, w := range []workload{
 		fibWorkload("go", "reactor/reactor", fibGoN),

@@ -16,8 +16,9 @@ import (
 // without a snapshot and with one (instantiated once either way, as a plugin's first call
 // would), per fixture: the compiled code is most of it. via=snapshot keeps the component's own
 // modules beside the restored ones; via=snapshot-release gives them back
-// (component.SnapshotOptions.Release, what zeroclaw/runner's Options.Snapshot sets). Run with
-// -benchtime 1x: each iteration compiles the component in an engine of its own.
+// (component.SnapshotOptions.Release, what zeroclaw/runner's Options.Snapshot sets); via=wazy is
+// the same component compiled on wazy v0.8.0's interpreter (wazyHeap). Run with -benchtime 1x:
+// each iteration compiles the component in an engine of its own.
 func BenchmarkSnapshotHeap(b *testing.B) {
 	ctx := context.Background()
 	for _, tc := range []struct{ name, fixture string }{
@@ -25,6 +26,7 @@ func BenchmarkSnapshotHeap(b *testing.B) {
 		{"go", "gotool.wasm"},
 		{"js", "configecho.wasm"},
 	} {
+		b.Run("tool="+tc.name+"/via=wazy", func(b *testing.B) { wazyHeap(b, tc.fixture) })
 		for _, via := range []string{"compiled", "snapshot", "snapshot-release"} {
 			b.Run("tool="+tc.name+"/via="+via, func(b *testing.B) {
 				var heap, modules float64
@@ -66,6 +68,34 @@ func BenchmarkSnapshotHeap(b *testing.B) {
 			})
 		}
 	}
+}
+
+// wazyHeap is via=compiled on wazy v0.8.0's interpreter (issue 24's comparison): the Go heap
+// kept by one interpreter runtime holding the component's core modules compiled (in the
+// CompileCache wazy compiles a component into, the first instantiation filling it), after that
+// instance is closed. wazy has no snapshot. modules is the number of core modules that
+// instantiation ran.
+func wazyHeap(b *testing.B, fixture string) {
+	ctx := context.Background()
+	var heap, modules float64
+	for b.Loop() {
+		base := heapAfterGC()
+		tool, err := newWazyTool(ctx, fixture)
+		if err != nil {
+			b.Fatal(err)
+		}
+		in, err := tool.instantiate(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		modules += float64(in.CoreModuleCount())
+		_ = in.Close(ctx)
+		heap += float64(int64(heapAfterGC())-int64(base)) / (1 << 20)
+		runtime.KeepAlive(tool)
+		tool.close(ctx)
+	}
+	b.ReportMetric(heap/float64(b.N), "heap-MiB")
+	b.ReportMetric(modules/float64(b.N), "modules")
 }
 
 // compiledModules is the number of compiled modules e holds (not part of engine's API).

@@ -24,7 +24,8 @@ import (
 // zeroclaw/runner (via=runtime: config resolution, __config injection, frames, the host-call
 // budget, the typed conversions) and through package component directly (via=component: the same
 // WASI linker, the ZeroClaw imports defined as no-op host functions, the export called with
-// dynamic values), side by side.
+// dynamic values), side by side; BenchmarkZeroClawExecute also runs the component on wazy v0.8.0's
+// interpreter (via=wazy, wazy_test.go), the comparison of issue 24.
 
 const zcFixtures = "../zeroclaw/runner/testdata"
 
@@ -155,11 +156,7 @@ func compileDecodedComponent(b *testing.B, e *engine.Engine, path string) *compo
 func BenchmarkZeroClawExecute(b *testing.B) {
 	ctx := context.Background()
 	e := benchEngine(b)
-	for _, tc := range []struct{ tool, fixture, args string }{
-		{"wat", "misbehave.wasm", `{"mode":"echo"}`},
-		{"go", "gotool.wasm", `{"text":"hello"}`},
-		{"js", "configecho.wasm", `{"text":"hello"}`},
-	} {
+	for _, tc := range zcExecuteCases {
 		b.Run("tool="+tc.tool, func(b *testing.B) {
 			// via=runtime-snapshot: the same runtime with Options.Snapshot, every execute in a
 			// fresh instance restored from the snapshot taken (by rt.Tool's metadata calls) once.
@@ -198,8 +195,8 @@ func BenchmarkZeroClawExecute(b *testing.B) {
 					fuel += in.Store().FuelConsumed()
 					_ = in.Close(ctx)
 					cpu.end()
-					if err != nil || len(r) != 1 || r[0].IsErr() {
-						b.Fatal(r, err)
+					if err := checkToolOutput(r, err, tc.output); err != nil {
+						b.Fatal(err)
 					}
 				}
 				b.ReportMetric(float64(fuel)/float64(b.N), "fuel/op")
@@ -236,11 +233,44 @@ func BenchmarkZeroClawExecute(b *testing.B) {
 					fuel += s.FuelConsumed()
 					_ = in.Close(ctx)
 					cpu.end()
-					if err != nil || len(r) != 1 || r[0].IsErr() {
-						b.Fatal(r, err)
+					if err := checkToolOutput(r, err, tc.output); err != nil {
+						b.Fatal(err)
 					}
 				}
 				b.ReportMetric(float64(fuel)/float64(b.N), "fuel/op")
+			})
+			// via=wazy: via=component on wazy v0.8.0's interpreter (issue 24's comparison): the
+			// component compiled once into a wazy CompileCache, then per iteration a fresh
+			// instance with wazy's own WASI 0.2 host and the same ZeroClaw imports, one execute
+			// under a deadline, and Close. wazy has no fuel and no snapshot.
+			b.Run("via=wazy", func(b *testing.B) {
+				tool, err := newWazyTool(ctx, tc.fixture)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer tool.close(ctx)
+				cpu := newCPUMeter()
+				defer cpu.report(b)
+				call := newCPUMeter()
+				defer call.reportAs(b, "call-cpu-ns/op")
+				for b.Loop() {
+					cpu.begin()
+					in, err := tool.instantiate(ctx)
+					if err != nil {
+						b.Fatal(err)
+					}
+					call.begin()
+					out, err := wazyExecute(ctx, in, tc.args)
+					call.end()
+					_ = in.Close(ctx)
+					cpu.end()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if out != tc.output {
+						b.Fatalf("execute(%s) on wazy = %q, want %q", tc.args, out, tc.output)
+					}
+				}
 			})
 			// via=warm: the execute call alone, again and again on one instance: the guest's own
 			// work (and the call's lift and lower), which no fresh-instance path can go below. A
@@ -265,6 +295,28 @@ func BenchmarkZeroClawExecute(b *testing.B) {
 			})
 		})
 	}
+}
+
+// checkToolOutput checks the result of a tool's execute called through package component: an
+// ok tool-result, successful, without an error, whose output is want.
+func checkToolOutput(r []abi.Value, err error, want string) error {
+	if err != nil {
+		return err
+	}
+	if len(r) != 1 || r[0].Kind() != abi.KindResult {
+		return fmt.Errorf("execute returned %v, want one result", r)
+	}
+	if r[0].IsErr() {
+		return fmt.Errorf("execute returned %v", r[0])
+	}
+	rec := r[0].Payload()
+	if rec.Kind() != abi.KindRecord || rec.Len() != 3 || !rec.Index(0).Bool() || rec.Index(2).IsSome() {
+		return fmt.Errorf("execute returned %v, want a successful tool-result", r[0])
+	}
+	if got := rec.Index(1).Str(); got != want {
+		return fmt.Errorf("execute output %q, want %q", got, want)
+	}
+	return nil
 }
 
 var benchSend = runner.SendMessage{Content: "hello", Recipient: "bob"}
