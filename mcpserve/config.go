@@ -44,7 +44,7 @@ const MaxConfigBytes = 4 << 20
 //	strict_protocol_header = false      # refuse header/_meta version mismatches (-32020)
 //
 //	[[mcp.packages]]
-//	path = "~/tools/weather.zip"        # a package directory or zip; relative to the config file
+//	path = "~/tools/weather.zip"        # a package directory or zip (relative to the config file), or oci://…
 //	name = "weather"                    # the source name (default: the manifest's name)
 //	prefix = true                       # false lists the tools as TOOL instead of NAME__TOOL
 //	volume = "~/weather/tmp"            # mounted at /volume/tmp (default: a fresh temporary dir per call)
@@ -66,6 +66,10 @@ type Config struct {
 
 // PackageConfig is one [[mcp.packages]] row.
 type PackageConfig struct {
+	// Path is the package: a directory or zip archive (relative to the config file's
+	// directory), "example" for the embedded example, or an OCI reference
+	// "oci://REGISTRY/REPOSITORY[:TAG|@DIGEST]", which LoadConfig leaves as it is for the
+	// caller to pull (kobako mcp pulls it as it pulls one given on its command line).
 	Path       string            `toml:"path"`
 	Name       string            `toml:"name"`
 	Prefix     *bool             `toml:"prefix"`
@@ -195,7 +199,11 @@ func ParseConfig(raw []byte, base string) (*Config, error) {
 		if p.Path == "" {
 			return nil, fmt.Errorf("mcp.packages[%d] has no path", i)
 		}
-		for _, d := range []*string{&p.Path, &p.Volume, &p.Data} {
+		paths := []*string{&p.Volume, &p.Data}
+		if !isOCIRef(p.Path) {
+			paths = append(paths, &p.Path)
+		}
+		for _, d := range paths {
 			if *d, err = resolvePath(*d, base); err != nil {
 				return nil, err
 			}
@@ -245,6 +253,11 @@ func (l LimitsConfig) zero(name string) bool {
 	}
 	return false
 }
+
+// isOCIRef reports whether a package path is an OCI reference rather than a file path: only the
+// scheme, as oci.IsRef tells them apart; mcpserve leaves pulling (and go-containerregistry) to its
+// caller.
+func isOCIRef(path string) bool { return strings.HasPrefix(path, "oci://") }
 
 // resolvePath expands "~/" and makes p relative to base; "example" (the embedded package) and ""
 // stay as they are.

@@ -43,13 +43,21 @@ write_budget_mb = 2
 [[mcp.packages]]
 path = "/abs/b"
 allow_hosts = []
+
+[[mcp.packages]]
+path = "oci://registry.example/functions/c:1"
+volume = "vol"
 `
 	cfg, err := ParseConfig([]byte(raw), "/etc/kobako")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.ServePlugins() || cfg.HTTP.TokenFile != "/etc/kobako/token" || len(cfg.Packages) != 2 {
+	if cfg.ServePlugins() || cfg.HTTP.TokenFile != "/etc/kobako/token" || len(cfg.Packages) != 3 {
 		t.Fatalf("%+v", cfg)
+	}
+	// An OCI reference is left for the caller to pull; the row's other paths still resolve.
+	if c := cfg.Packages[2]; c.Path != "oci://registry.example/functions/c:1" || c.Volume != "/etc/kobako/vol" {
+		t.Fatalf("oci row %+v", c)
 	}
 	d := cfg.Defaults()
 	if d.Limits.Deadline != 5*time.Second || d.Limits.Fuel != subako.DefaultCallLimits().Fuel || d.WriteBudget != subako.DefaultWriteBudget {

@@ -135,6 +135,9 @@ func mcpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		specs = append(specs, spec)
 	}
 	for _, p := range mcfg.Packages {
+		if p.Path, code = resolvePackageArg(ctx, p.Path, reg, stderr); code >= 0 {
+			return code
+		}
 		spec, err := p.Spec(defaults)
 		if err != nil {
 			fmt.Fprintf(stderr, "error: %s: %v\n", cfgPath, err)

@@ -362,6 +362,18 @@ func TestFunctionOCI(t *testing.T) {
 	if code := mcpCommand(context.Background(), []string{"--no-plugins", pinned}, in, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "Hello, Grace!") {
 		t.Fatalf("mcp: %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
+	// The same reference as a [[mcp.packages]] path of the config file, which is not a file
+	// relative to the config's directory.
+	cfgFile := filepath.Join(t.TempDir(), "config.toml")
+	pluginWriteFile(t, cfgFile, "[mcp]\n[[mcp.packages]]\npath = \""+pinned+"\"\nname = \"oci\"\n")
+	stdout.Reset()
+	stderr.Reset()
+	in = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"0"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"oci__greet","arguments":{"name":"Lin"}}}` + "\n")
+	if code := mcpCommand(context.Background(), []string{"--no-plugins", "--config", cfgFile, "--insecure-registry", reg.Host}, in, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "Hello, Lin!") {
+		t.Fatalf("mcp with the reference in its config: %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
 	code, _, errOut = runFunction(t, "tools", "oci://nohost", "--insecure-registry", reg.Host)
 	if code != 2 || !strings.Contains(errOut, "want oci://REGISTRY/REPOSITORY") {
 		t.Fatalf("a malformed reference: %d %q", code, errOut)
