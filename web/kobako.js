@@ -125,7 +125,7 @@ class Handle {
 	}
 
 	// call runs one tool call in a fresh instance. opts: fuel, timeoutMs, onProgress({consumed,
-	// budget, fraction}), allowHosts (packages: subako_http's allowlist), signal (an AbortSignal
+	// budget, fraction}), allowHosts (subako_http's or wasi:http's allowlist), signal (an AbortSignal
 	// that stops the call). It answers {result, fuelConsumed, ms, logs} or rejects with an Error
 	// whose kind says why (README.md).
 	call(name, args = {}, opts = {}) {

@@ -18,7 +18,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -138,13 +140,14 @@ type Handle struct {
 
 type pluginRuntime struct {
 	limits zeroclaw.Limits
+	hosts  string // the egress_hosts, joined by "\n"
 	rt     *runner.Runner
 	tool   *runner.Tool
 	logs   *logCollector
 }
 
-// maxRuntimes bounds the runtimes a plugin keeps, one per distinct limits; the least recently
-// used is closed beyond it.
+// maxRuntimes bounds the runtimes a plugin keeps, one per distinct limits and allowed hosts; the
+// least recently used is closed beyond it.
 const maxRuntimes = 4
 
 // Kind is the handle's plugin protocol.
@@ -224,7 +227,7 @@ func (h *Host) OpenPlugin(ctx context.Context, manifestText string, wasm []byte)
 	if _, err := zh.Lookup(m.Name); err != nil {
 		return fail(err)
 	}
-	r, err := p.runtime(ctx, zeroclaw.DefaultLimits())
+	r, err := p.runtime(ctx, zeroclaw.DefaultLimits(), nil)
 	if err != nil {
 		return fail(err)
 	}
@@ -232,11 +235,12 @@ func (h *Host) OpenPlugin(ctx context.Context, manifestText string, wasm []byte)
 	return p, nil
 }
 
-// runtime returns the plugin's runtime for limits, opening one (and registering the tool in it)
-// on first use. p.mu is held or p is not yet shared.
-func (p *Handle) runtime(ctx context.Context, limits zeroclaw.Limits) (*pluginRuntime, error) {
+// runtime returns the plugin's runtime for limits and the allowed hosts of its wasi:http, opening
+// one (and registering the tool in it) on first use. p.mu is held or p is not yet shared.
+func (p *Handle) runtime(ctx context.Context, limits zeroclaw.Limits, hosts []string) (*pluginRuntime, error) {
+	key := strings.Join(hosts, "\n")
 	for i, r := range p.rts {
-		if r.limits == limits {
+		if r.limits == limits && r.hosts == key {
 			copy(p.rts[1:i+1], p.rts[:i])
 			p.rts[0] = r
 			return r, nil
@@ -244,6 +248,18 @@ func (p *Handle) runtime(ctx context.Context, limits zeroclaw.Limits) (*pluginRu
 	}
 	cfg := zeroclaw.DefaultConfig().Plugins
 	cfg.Limits = limits
+	if len(hosts) > 0 {
+		// The allowlist of the tool's instance, as a native host's [[plugins.entries]] gives it.
+		pl, err := p.zhost.Lookup(p.name)
+		if err != nil {
+			return nil, err
+		}
+		scope, err := pl.DefaultScope(manifest.CapabilityTool)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Entries = []zeroclaw.EntryConfig{{Name: scope.ID.Key(), EgressHosts: slices.Clone(hosts)}}
+	}
 	logs := &logCollector{}
 	rt, err := runner.Open(ctx, runner.Options{Host: p.zhost, Config: &cfg, Engine: p.h.eng, Log: logs, Egress: p.h.cfg.Egress,
 		EgressLog: logs})
@@ -255,7 +271,7 @@ func (p *Handle) runtime(ctx context.Context, limits zeroclaw.Limits) (*pluginRu
 		_ = rt.Close(ctx)
 		return nil, err
 	}
-	r := &pluginRuntime{limits: limits, rt: rt, tool: t, logs: logs}
+	r := &pluginRuntime{limits: limits, hosts: key, rt: rt, tool: t, logs: logs}
 	p.rts = append([]*pluginRuntime{r}, p.rts...)
 	if len(p.rts) > maxRuntimes {
 		_ = p.rts[maxRuntimes].rt.Close(ctx)
@@ -293,9 +309,10 @@ type CallOptions struct {
 	Fuel uint64
 	// Timeout is the call's wall-clock deadline (a plugin's is whole milliseconds, at least 1).
 	Timeout time.Duration
-	// AllowHosts are the host patterns a package's subako_http may reach (egress.PolicyConfig
-	// AllowHosts: api.example.com, *.example.com, *); none means no network. A plugin's hosts
-	// are its manifest's allowed_hosts, so AllowHosts on a plugin is ErrUsage.
+	// AllowHosts are the host patterns a package's subako_http, or a plugin's wasi:http, may
+	// reach (egress.PolicyConfig AllowHosts: api.example.com, *.example.com, *); none means no
+	// network. For a plugin they are what a native host's [[plugins.entries]] egress_hosts are,
+	// and they reach it only if its manifest asks for the http_client permission.
 	AllowHosts []string
 	// Progress, when set, is called from another goroutine while the call runs, at most every
 	// ProgressInterval and only when the fuel moved: the fuel used so far and the call's budget.
@@ -429,7 +446,9 @@ func (p *Handle) callPackage(ctx context.Context, tool string, args json.RawMess
 
 func (p *Handle) callPlugin(ctx context.Context, tool string, args json.RawMessage, opts CallOptions) (*CallResult, error) {
 	if len(opts.AllowHosts) > 0 {
-		return nil, fmt.Errorf("host: %w: a plugin's hosts are its manifest's allowed_hosts, not the caller's", ErrUsage)
+		if _, err := egress.NewPolicy(egress.PolicyConfig{AllowHosts: opts.AllowHosts}); err != nil {
+			return nil, fmt.Errorf("host: %w: allowed hosts: %v", ErrUsage, err)
+		}
 	}
 	if tool != p.tools[0].Name {
 		return nil, fmt.Errorf("host: %w: %q; the plugin's tool is %q", subako.ErrUnknownTool, tool, p.tools[0].Name)
@@ -457,7 +476,7 @@ func (p *Handle) callPlugin(ctx context.Context, tool string, args json.RawMessa
 		return nil, ErrClosed
 	}
 	// Registration (on new limits) is not the call: the progress is attached after it.
-	r, err := p.runtime(ctx, limits)
+	r, err := p.runtime(ctx, limits, opts.AllowHosts)
 	if err != nil {
 		return nil, fmt.Errorf("host: %w", err)
 	}

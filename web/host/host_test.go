@@ -93,7 +93,7 @@ func TestCalls(t *testing.T) {
 		{"plugin log", mis, "misbehave", `{"mode":"log"}`, CallOptions{}, `"output":"logged"`, "", 1},
 		{"plugin spin fuel", mis, "misbehave", `{"mode":"spin"}`, CallOptions{Fuel: 1_000_000}, "fuel", "fuel", 0},
 		{"plugin spin deadline", mis, "misbehave", `{"mode":"spin"}`, CallOptions{Timeout: 300 * time.Millisecond, Fuel: 1 << 50}, "deadline", "deadline", 0},
-		{"plugin hosts refused", mis, "misbehave", `{}`, CallOptions{AllowHosts: []string{"*"}}, "allowed_hosts", "usage", 0},
+		{"plugin hosts malformed", mis, "misbehave", `{}`, CallOptions{AllowHosts: []string{"bad host!"}}, "allowed hosts", "usage", 0},
 		{"go plugin echo", gotool, "go-echo", `{"text":"hi"}`, CallOptions{}, `go-echo:hi`, "", 0},
 		{"go plugin log", gotool, "go-echo", `{"text":"hi","log":"hello"}`, CallOptions{}, `go-echo:hi`, "", 1},
 		{"go plugin guest error", gotool, "go-echo", `{"fail":"no way"}`, CallOptions{}, "no way", "guest", 0},

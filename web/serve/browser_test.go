@@ -99,6 +99,10 @@ func fixtures(t testing.TB) map[string][]byte {
 		"misbehave.wasm": readFile(t, "../../zeroclaw/runner/testdata/misbehave.wasm"),
 		"go-tool.toml":   readFile(t, "../testdata/go-tool.toml"),
 		"go-tool.wasm":   readFile(t, "../../zeroclaw/runner/testdata/gotool.wasm"),
+		// The componentize-js fetch() tool of the wasi:http tests: it fetches args.url and
+		// answers {status, body}.
+		"fetch-tool.toml": []byte("name = \"http-fetch\"\nversion = \"0.1.0\"\nwasm_path = \"plugin.wasm\"\ncapabilities = [\"tool\"]\npermissions = [\"http_client\"]\n"),
+		"fetch-tool.wasm": readFile(t, "../../wasi/preview2/testdata/http/fetch-tool.wasm"),
 	}
 }
 
@@ -473,6 +477,38 @@ func TestBrowser(t *testing.T) {
 		// request that leaves the page; the refused one reached neither.
 		if n := hit("refused.test/secret"); n != 0 || len(p.requested("refused.test")) != 0 {
 			t.Errorf("a refused request left the page: %d server hits, browser requests %v", n, p.requested("refused.test"))
+		}
+	})
+
+	t.Run("wasi-http", func(t *testing.T) {
+		// A plugin's wasi:http leaves the page through fetch, to the hosts the call allows (a
+		// native host's egress_hosts), and nowhere without them.
+		var tools []host.Tool
+		p.mustEval(t, fmt.Sprintf(`kobako.openPlugin({manifest: %s, wasm: "/fixtures/fetch-tool.wasm"}).then(async (h) => { window.fetchtool = h; return h.tools(); })`,
+			jsString(string(fx["fetch-tool.toml"]))), &tools)
+		if len(tools) != 1 {
+			t.Fatalf("tools: %+v", tools)
+		}
+		tool := tools[0].Name
+		allowed := fmt.Sprintf(`{url: "https://allowed.test:%s/wasi"}`, port)
+		refused := fmt.Sprintf(`{url: "https://refused.test:%s/wasi-secret"}`, port)
+		hosts := `{allowHosts: ["allowed.test"]}`
+		out := call(t, "fetchtool", tool, allowed, hosts)
+		if out.Kind != "" || !strings.Contains(string(out.Result), `"success":true`) || !strings.Contains(string(out.Result), "ok-body") || hit("allowed.test/wasi") != 1 {
+			t.Fatalf("allowed request: %+v; server hits %v", out, hits)
+		}
+		for _, c := range []struct{ name, args, opts string }{
+			{"not on the allowlist", refused, hosts},
+			{"no allowlist", allowed, `{}`},
+		} {
+			out := call(t, "fetchtool", tool, c.args, c.opts)
+			logs, _ := json.Marshal(out.Logs)
+			if out.Kind != "" || !strings.Contains(string(out.Result), `"success":false`) || !strings.Contains(string(logs), "HTTP-request-denied") {
+				t.Errorf("%s: %+v", c.name, out)
+			}
+		}
+		if n, m := hit("allowed.test/wasi"), hit("refused.test/wasi-secret"); n != 1 || m != 0 || len(p.requested("refused.test")) != 0 {
+			t.Errorf("refused requests left the page: server hits %v, browser requests %v", hits, p.requested("refused.test"))
 		}
 	})
 
