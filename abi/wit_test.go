@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"go.bytecodealliance.org/wit"
 	"pgregory.net/rapid"
@@ -112,6 +113,12 @@ func checkAgainstWIT(t interface{ Fatalf(string, ...any) }, typ Type) {
 // TestLayoutMatchesWIT cross-checks size, alignment and flattening with go.bytecodealliance.org/wit
 // v0.7.0 for random types.
 func TestLayoutMatchesWIT(t *testing.T) {
+	if unsafe.Alignof(int64(0)) != 8 {
+		// The wit package takes a primitive's alignment from the Go platform it runs on
+		// (unsafe.Alignof), so on a 32-bit platform it aligns s64, u64 and f64 to 4, where the
+		// canonical ABI (and abi) says 8.
+		t.Skip("go.bytecodealliance.org/wit aligns 64-bit values to 4 on a 32-bit platform")
+	}
 	rapid.Check(t, func(t *rapid.T) { checkAgainstWIT(t, genType(t, 4, true)) })
 }
 
