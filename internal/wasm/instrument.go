@@ -825,6 +825,32 @@ func (w *rewriter) customSection(payload []byte) []byte {
 	return out
 }
 
+// wellFormedNameSection returns a custom section's payload and, when it is the name section, only
+// its well-formed subsections, up to the first malformed size: what Unmetered, which moves no
+// index, hands wazero. wazero reads a subsection by its declared counts, and allocates for them
+// before it finds the bytes missing (3 GiB for a 16-byte name section with one huge count).
+func wellFormedNameSection(payload []byte) []byte {
+	r := newReader(payload, 0)
+	name, err := r.Name()
+	if err != nil || name != "name" {
+		return payload
+	}
+	out := append([]byte(nil), payload[:r.Pos]...)
+	for !r.Done() {
+		start := r.Pos
+		id, _ := r.Byte()
+		size, err := r.U32()
+		if err != nil || uint64(size) > uint64(r.Remaining()) {
+			return out
+		}
+		sub, _ := r.Bytes(uint64(size))
+		if wellFormedName(id, sub) {
+			out = append(out, payload[start:r.Pos]...)
+		}
+	}
+	return out
+}
+
 // wellFormedName reports whether a name subsection holds exactly what its id says: a name
 // (module), a name map (functions, types, tables, memories, globals, element and data segments,
 // tags) or an indirect name map (locals, labels, fields). Unknown ids are taken as they are.

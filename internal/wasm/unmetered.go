@@ -23,8 +23,9 @@ type UnmeteredOptions struct {
 //   - defined tables get the maximum MaxTableElements asks for, and imports from the empty module
 //     name import from EmptyModule, exactly as Instrument does.
 //
-// Nothing is imported or charged and no index moves, so every other section, custom sections
-// included, is copied unchanged. The output depends only on the module and opt. Like Instrument,
+// Nothing is imported or charged and no index moves, so every other section is copied unchanged,
+// custom sections too but for the name section's malformed subsections, which are dropped as
+// Instrument drops them (wazero would allocate for their declared counts). The output depends only on the module and opt. Like Instrument,
 // Unmetered records the table limits it wrote in m.Tables, lets go of what Decode recorded of the
 // function bodies, and must not run concurrently with other uses of the same Module.
 func Unmetered(m *Module, opt UnmeteredOptions) ([]byte, error) {
@@ -117,6 +118,8 @@ func unmetered(m *Module, opt UnmeteredOptions) ([]byte, error) {
 			}
 		case secTable:
 			payload = w.tableSection()
+		case secCustom:
+			payload = wellFormedNameSection(payload)
 		case secCode:
 			if out, err = appendSectionFunc(out, s.id, func(p []byte) ([]byte, error) {
 				p = appendU32(p, uint32(len(m.Code)))

@@ -213,3 +213,37 @@ func TestUnmeteredTablesAndImports(t *testing.T) {
 		t.Fatalf("nil module: %v", err)
 	}
 }
+
+// TestUnmeteredMalformedNames: a name section whose subsections declare counts the bytes do not
+// hold (a fuzzer's find: wazero allocated 3 GiB reading this one) reaches wazero without them, as
+// from Instrument, so the unmetered module compiles as the metered one does; well-formed
+// subsections are kept byte for byte.
+func TestUnmeteredMalformedNames(t *testing.T) {
+	base := funcModule(0x00, 0x0b)
+	funcNames := []byte{nameFunctions, 0x04, 0x01, 0x00, 0x01, 'f'}
+	tests := []struct {
+		name string
+		sub  []byte // the name section's subsections
+		want []byte // what the output's name section holds after "name"
+	}{
+		{"huge local count", []byte("\x02\x80\x00\x80\xff\xff00000"), nil},
+		{"well-formed kept", funcNames, funcNames},
+		{"well-formed, then a malformed size", append(append([]byte{}, funcNames...), 0x02, 0xff, 0xff, 0xff, 0xff, 0x0f), funcNames},
+		{"malformed map dropped, later ones kept", append([]byte{nameLocals, 0x02, 0x05, 0x00}, funcNames...), funcNames},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			payload := appendName(nil, "name")
+			payload = append(payload, tt.sub...)
+			b := append(append([]byte{}, base...), appendSection(nil, secCustom, payload)...)
+			out := mustUnmetered(t, b, unmeteredOpts)
+			want := append(appendName(nil, "name"), tt.want...)
+			if !bytes.Contains(out, appendSection(nil, secCustom, want)) {
+				t.Fatalf("output %x holds no name section %x", out, want)
+			}
+			if _, err := interruptingRuntime(t).CompileModule(context.Background(), out); err != nil {
+				t.Fatalf("wazero rejects the output: %v", err)
+			}
+		})
+	}
+}
