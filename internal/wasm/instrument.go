@@ -776,24 +776,8 @@ func (w *rewriter) codeSection(p []byte) ([]byte, error) {
 // follows a malformed size: wazero reads a subsection by its contents, not its declared size, so
 // a malformed one next to rewritten ones could make wazero refuse the module it accepted before.
 func (w *rewriter) customSection(payload []byte) []byte {
-	r := newReader(payload, 0)
-	name, err := r.Name()
-	if err != nil || name != "name" {
-		return payload
-	}
-	out := append([]byte(nil), payload[:r.Pos]...)
-	for !r.Done() {
-		start := r.Pos
-		id, _ := r.Byte()
-		size, err := r.U32()
-		if err != nil || uint64(size) > uint64(r.Remaining()) {
-			if w.sh.hook {
-				return out
-			}
-			// Malformed from here on: keep the rest as it was, as wazero will read it.
-			return append(out, payload[start:]...)
-		}
-		sub, _ := r.Bytes(uint64(size))
+	// Without a hook a malformed size keeps the rest as it was, as wazero will read it.
+	return editNameSection(payload, !w.sh.hook, func(out []byte, id byte, sub, raw []byte) []byte {
 		var moved []byte
 		var ok bool
 		switch {
@@ -811,18 +795,17 @@ func (w *rewriter) customSection(payload []byte) []byte {
 			moved, ok = shiftIndirectNameMap(sub, w.sh.funcIdx)
 		default:
 			if !w.sh.hook || wellFormedName(id, sub) {
-				out = append(out, payload[start:r.Pos]...)
+				out = append(out, raw...)
 			}
-			continue
+			return out
 		}
 		if !ok {
-			continue
+			return out
 		}
 		out = append(out, id)
 		out = appendU32(out, uint32(len(moved)))
-		out = append(out, moved...)
-	}
-	return out
+		return append(out, moved...)
+	})
 }
 
 // wellFormedNameSection returns a custom section's payload and, when it is the name section, only
@@ -830,6 +813,20 @@ func (w *rewriter) customSection(payload []byte) []byte {
 // index, hands wazero. wazero reads a subsection by its declared counts, and allocates for them
 // before it finds the bytes missing (3 GiB for a 16-byte name section with one huge count).
 func wellFormedNameSection(payload []byte) []byte {
+	return editNameSection(payload, false, func(out []byte, id byte, sub, raw []byte) []byte {
+		if wellFormedName(id, sub) {
+			out = append(out, raw...)
+		}
+		return out
+	})
+}
+
+// editNameSection is the one walk over the name section's subsections, for the two callers that
+// rebuild it. Any other custom section comes back as it was. The name section comes back as its
+// name, then what edit appends for each subsection in order (id and contents, and raw: the
+// subsection's bytes as they were), up to the first subsection whose size cannot be read or runs
+// past the end; from there the rest is kept as it was when keepTail is set, and dropped otherwise.
+func editNameSection(payload []byte, keepTail bool, edit func(out []byte, id byte, sub, raw []byte) []byte) []byte {
 	r := newReader(payload, 0)
 	name, err := r.Name()
 	if err != nil || name != "name" {
@@ -841,12 +838,13 @@ func wellFormedNameSection(payload []byte) []byte {
 		id, _ := r.Byte()
 		size, err := r.U32()
 		if err != nil || uint64(size) > uint64(r.Remaining()) {
+			if keepTail {
+				out = append(out, payload[start:]...)
+			}
 			return out
 		}
 		sub, _ := r.Bytes(uint64(size))
-		if wellFormedName(id, sub) {
-			out = append(out, payload[start:r.Pos]...)
-		}
+		out = edit(out, id, sub, payload[start:r.Pos])
 	}
 	return out
 }
