@@ -206,7 +206,9 @@ func (m *Module) Imports() []ImportDesc { return m.imports }
 // Exports lists the module's exports in declaration order.
 func (m *Module) Exports() []ExportDesc { return m.exports }
 
-// CustomSection returns the contents of the first custom section with the given name.
+// CustomSection returns the contents of the first custom section with the given name. Custom
+// sections without contents that end the module are not kept: wazero refuses a module that ends
+// with one, so the engine compiles it without them (Inspect still lists them).
 func (m *Module) CustomSection(name string) ([]byte, bool) {
 	for _, cs := range m.compiled.CustomSections() {
 		if cs.Name() == name {

@@ -154,6 +154,7 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 	for tail > 0 && m.sections[tail-1].id == secCustom {
 		tail--
 	}
+	emptyTail := m.emptyCustomTail()
 	for i, s := range m.sections {
 		later := s.id != secCustom || i == tail
 		if !typeDone && later && (i == tail || sectionRank[s.id] > sectionRank[secType]) {
@@ -169,6 +170,9 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 				out = appendSection(out, secExport, w.exportSection())
 			}
 			exportDone = true
+		}
+		if i >= emptyTail {
+			continue
 		}
 		payload := m.raw[s.payloadStart:s.end]
 		var p []byte
@@ -223,6 +227,29 @@ func instrument(m *Module, opt InstrumentOptions, analyze func(*meter, []byte) e
 		debugOutputSize(estimate, len(out))
 	}
 	return out, nil
+}
+
+// emptyCustomTail returns the index of the first of the custom sections without contents (a name
+// and nothing after it) that end the module, or len(m.sections) when the last section is not one.
+// Both rewrites leave them out. The module is valid with them, but wazero (v1.12, which keeps
+// custom sections when the engine asks it to) reads a custom section's contents with one Read,
+// and a bytes.Reader at the end of its input answers even a zero-byte Read with io.EOF: it
+// refuses the module ("failed to read custom section name[…]: EOF"). Such a section holds nothing
+// but its name, which only Inspect reports, and Inspect reads the module as it was.
+func (m *Module) emptyCustomTail() int {
+	i := len(m.sections)
+	for i > 0 {
+		s := m.sections[i-1]
+		if s.id != secCustom {
+			break
+		}
+		r := newReader(m.raw[s.payloadStart:s.end], 0)
+		if name, err := r.Name(); err != nil || name == "name" || !r.Done() {
+			break
+		}
+		i--
+	}
+	return i
 }
 
 // emptyFuncType returns the index of the first [] -> [] type, or the index such a type gets when

@@ -100,7 +100,11 @@ func unmetered(m *Module, opt UnmeteredOptions) ([]byte, error) {
 
 	out := make([]byte, 0, len(m.raw)+len(m.Code)*len(entryLoop)+len(m.raw)/64+64)
 	out = append(out, m.raw[:8]...)
-	for _, s := range m.sections {
+	emptyTail := m.emptyCustomTail()
+	for i, s := range m.sections {
+		if i >= emptyTail {
+			break
+		}
 		payload := m.raw[s.payloadStart:s.end]
 		switch s.id {
 		case secImport:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +246,60 @@ func TestUnmeteredMalformedNames(t *testing.T) {
 				t.Fatalf("wazero rejects the output: %v", err)
 			}
 		})
+	}
+}
+
+// TestEmptyCustomTail: custom sections without contents at the end of a module leave both rewrites
+// and every other custom section stays (found by FuzzDecode: wazero refuses a module whose last
+// section is a custom section with no contents, "failed to read custom section name[…]: EOF").
+func TestEmptyCustomTail(t *testing.T) {
+	base := funcModule(0x00, 0x0b)
+	custom := func(name, data string) []byte {
+		return appendSection(nil, secCustom, append(appendName(nil, name), data...))
+	}
+	module := func(sections ...[]byte) []byte {
+		b := append([]byte{}, base...)
+		for _, s := range sections {
+			b = append(b, s...)
+		}
+		return b
+	}
+	// A custom section before the function module's own sections.
+	leading := append(append([]byte{}, base[:8]...), append(custom("lead", ""), base[8:]...)...)
+	tests := []struct {
+		name string
+		in   []byte
+		want []string // the output's custom sections
+	}{
+		{"one empty at the end", module(custom("000000000", "")), nil},
+		{"two empty at the end", module(custom("a", "x"), custom("b", ""), custom("c", "")), []string{"a"}},
+		{"empty, then one with contents", module(custom("b", ""), custom("a", "x")), []string{"b", "a"}},
+		{"empty before other sections", leading, []string{"lead"}},
+		{"empty name section at the end", module(custom("name", "")), []string{"name"}},
+		{"empty after a name section", module(custom("name", ""), custom("z", "")), []string{"name"}},
+	}
+	rewrites := []struct {
+		name string
+		run  func(*Module) ([]byte, error)
+	}{
+		{"metered with hook", func(m *Module) ([]byte, error) { return Instrument(m, hookOpts) }},
+		{"metered, trapping", func(m *Module) ([]byte, error) { return Instrument(m, testOpts) }},
+		{"unmetered", func(m *Module) ([]byte, error) { return Unmetered(m, unmeteredOpts) }},
+	}
+	for _, tt := range tests {
+		for _, rw := range rewrites {
+			t.Run(tt.name+"/"+rw.name, func(t *testing.T) {
+				out, err := rw.run(mustDecode(t, tt.in))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := mustDecode(t, out).CustomSectionNames(); !slices.Equal(got, tt.want) {
+					t.Errorf("custom sections %q, want %q", got, tt.want)
+				}
+				if _, err := interruptingRuntime(t).CompileModule(context.Background(), out); err != nil {
+					t.Fatalf("wazero rejects the output: %v", err)
+				}
+			})
+		}
 	}
 }
