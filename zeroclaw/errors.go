@@ -20,7 +20,8 @@ var (
 	// nor a registry name (a URL).
 	ErrUnsupportedSource = errors.New("unsupported plugin source")
 	// ErrWasm: the plugin's wasm file is not a component exporting the worlds its capabilities
-	// name, or does not match the manifest's wasm_sha256 pin.
+	// name, does not match the manifest's wasm_sha256 pin, or cannot be read as one (missing, not
+	// a regular file, over MaxWasmBytes).
 	ErrWasm = errors.New("plugin wasm is not the component its manifest describes")
 	// ErrInstall: staging or moving files during an install failed.
 	ErrInstall = errors.New("plugin install failed")

@@ -439,9 +439,14 @@ func requireWasm(m *manifest.Manifest, dir string) error {
 }
 
 // ReadWasm reads the plugin's component file, refusing anything but a regular file (a link to
-// /dev/zero must not be read forever) and a file over MaxWasmBytes.
+// /dev/zero must not be read forever) and a file over MaxWasmBytes. Its errors match ErrWasm,
+// and a missing file's also fs.ErrNotExist.
 func (p *Plugin) ReadWasm() ([]byte, error) {
-	return boundedfile.Read(p.WasmFile(), MaxWasmBytes)
+	b, err := boundedfile.Read(p.WasmFile(), MaxWasmBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrWasm, err)
+	}
+	return b, nil
 }
 
 // MaxWasmBytes caps the component file install and discovery read.

@@ -3,6 +3,7 @@ package zeroclaw
 import (
 	"crypto/ed25519"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,7 +88,7 @@ func TestInstall_WasmNotRegular_Errors(t *testing.T) {
 				t.Errorf("install: %v; want %q", err, tt.say)
 			}
 			p := &Plugin{Manifest: &manifest.Manifest{Name: "p", WasmPath: "p.wasm"}, Dir: src}
-			if _, err := p.ReadWasm(); err == nil || !strings.Contains(err.Error(), tt.say) {
+			if _, err := p.ReadWasm(); !errors.Is(err, ErrWasm) || !strings.Contains(err.Error(), tt.say) {
 				t.Errorf("ReadWasm: %v", err)
 			}
 		})
@@ -183,5 +184,15 @@ func TestSignatureCoversWasmPin(t *testing.T) {
 	writeFile(t, filepath.Join(src, "p.wasm"), other)
 	if _, err := Inspect(src, strict); !errors.Is(err, signature.ErrSignatureInvalid) {
 		t.Errorf("a re-pinned wasm under the old signature: %v", err)
+	}
+}
+
+// ReadWasm's errors match ErrWasm, so an embedder can tell a plugin's bad component file from
+// other failures, and a missing file's still match fs.ErrNotExist.
+func TestReadWasm_Missing(t *testing.T) {
+	p := &Plugin{Manifest: &manifest.Manifest{Name: "p", WasmPath: "p.wasm"}, Dir: t.TempDir()}
+	_, err := p.ReadWasm()
+	if !errors.Is(err, ErrWasm) || !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("ReadWasm of a missing file: %v; want ErrWasm and fs.ErrNotExist", err)
 	}
 }
