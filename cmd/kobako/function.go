@@ -164,38 +164,65 @@ func openPackage(ctx context.Context, pkg string, stderr io.Writer, discovery en
 	return rt, p, tools, -1
 }
 
+// openedPackage is the one PKG a command such as validate or tools names, opened and discovered.
+type openedPackage struct {
+	ctx   context.Context
+	arg   string // PKG as resolved: a registry reference names its download
+	rt    *packageRuntime
+	pkg   *subako.Package
+	tools []subako.Tool
+}
+
+// Close closes the package, then its runtime.
+func (o *openedPackage) Close() {
+	o.pkg.Close()
+	o.rt.Close(o.ctx)
+}
+
+// openPackageArg parses args, which must name one PKG, resolves PKG and opens and discovers it
+// under subako's default limits, as an upload gets. It returns the exit status to return now
+// (having reported it), or -1 with the package open.
+func openPackageArg(ctx context.Context, c *command, args []string, reg *registryFlags, cache *cacheFlags, stderr io.Writer) (*openedPackage, int) {
+	pos, code := c.parse(args, true)
+	if code >= 0 {
+		return nil, code
+	}
+	ctx = cache.context(ctx)
+	if len(pos) != 1 {
+		return nil, c.usageErr("want one PKG, got %d arguments", len(pos))
+	}
+	pkg, code := resolvePackageArg(ctx, pos[0], reg, stderr)
+	if code >= 0 {
+		return nil, code
+	}
+	rt, p, tools, code := openPackage(ctx, pkg, stderr, engine.Limits{})
+	if code >= 0 {
+		return nil, code
+	}
+	return &openedPackage{ctx: ctx, arg: pkg, rt: rt, pkg: p, tools: tools}, -1
+}
+
 func functionValidate(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c := newCommand("kobako function validate", "Usage: kobako function validate [flags] PKG\n\nRuns the upload checks and discovery (server/discover, tools/list) on PKG.\n", stdout, stderr)
 	asJSON := c.Bool("json", false, "print the result as one JSON object")
 	reg := addRegistryFlags(c.FlagSet)
 	cache := addCacheFlags(c.FlagSet)
-	pos, code := c.parse(args, true)
+	o, code := openPackageArg(ctx, c, args, reg, cache, stderr)
 	if code >= 0 {
 		return code
 	}
-	ctx = cache.context(ctx)
-	if len(pos) != 1 {
-		return c.usageErr("want one PKG, got %d arguments", len(pos))
-	}
-	if pos[0], code = resolvePackageArg(ctx, pos[0], reg, stderr); code >= 0 {
-		return code
-	}
-	rt, p, tools, code := openPackage(ctx, pos[0], stderr, engine.Limits{})
-	if code >= 0 {
-		return code
-	}
-	defer rt.Close(ctx)
-	defer p.Close()
+	defer o.Close()
+	pkg, p, tools := o.arg, o.pkg, o.tools
 	// An upload is a zip, which cannot hold what pack refuses (a symbolic link under assets/), so
 	// validate refuses it too, in pack's words.
-	if _, err := os.Stat(filepath.Join(pos[0], subako.ManifestFile)); err == nil {
-		if _, err := packageFiles(pos[0]); err != nil {
-			fmt.Fprintf(stderr, "error: %s: %v\n", pos[0], err)
+	if _, err := os.Stat(filepath.Join(pkg, subako.ManifestFile)); err == nil {
+		if _, err := packageFiles(pkg); err != nil {
+			fmt.Fprintf(stderr, "error: %s: %v\n", pkg, err)
 			return exitError
 		}
 	}
 	for _, w := range p.Warnings {
-		fmt.Fprintf(stderr, "warning: %s: %s\n", pos[0], w)
+		fmt.Fprintf(stderr, "warning: %s: %s\n", pkg, w)
 	}
 	names := make([]string, len(tools))
 	for i, t := range tools {
@@ -218,24 +245,12 @@ func functionTools(ctx context.Context, args []string, stdout, stderr io.Writer)
 	c := newCommand("kobako function tools", "Usage: kobako function tools [flags] PKG\n\nPrints the package's tools (all pages of tools/list) as a JSON array.\n", stdout, stderr)
 	reg := addRegistryFlags(c.FlagSet)
 	cache := addCacheFlags(c.FlagSet)
-	pos, code := c.parse(args, true)
+	o, code := openPackageArg(ctx, c, args, reg, cache, stderr)
 	if code >= 0 {
 		return code
 	}
-	ctx = cache.context(ctx)
-	if len(pos) != 1 {
-		return c.usageErr("want one PKG, got %d arguments", len(pos))
-	}
-	if pos[0], code = resolvePackageArg(ctx, pos[0], reg, stderr); code >= 0 {
-		return code
-	}
-	rt, p, tools, code := openPackage(ctx, pos[0], stderr, engine.Limits{})
-	if code >= 0 {
-		return code
-	}
-	defer rt.Close(ctx)
-	defer p.Close()
-	b, err := json.MarshalIndent(tools, "", "  ")
+	defer o.Close()
+	b, err := json.MarshalIndent(o.tools, "", "  ")
 	if err != nil {
 		fmt.Fprintf(stderr, "error: %v\n", err)
 		return exitError
