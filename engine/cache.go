@@ -274,7 +274,8 @@ var buildID = sync.OnceValue(func() string {
 
 // diskCache is an engine's view of a cache directory.
 type diskCache struct {
-	dir string // DIR/prepared
+	dir    string      // DIR/prepared
+	decode wasm.Limits // the engine's decode limits, which a cached module must meet too
 
 	mkdirOnce sync.Once
 	mkdirErr  error
@@ -282,8 +283,8 @@ type diskCache struct {
 	hits, misses, rejected, stored, writeErrs atomic.Int64
 }
 
-func newDiskCache(dir string) *diskCache {
-	return &diskCache{dir: filepath.Join(dir, cacheSubdir)}
+func newDiskCache(dir string, decode wasm.Limits) *diskCache {
+	return &diskCache{dir: filepath.Join(dir, cacheSubdir), decode: decode}
 }
 
 func (c *diskCache) path(key [32]byte) string {
@@ -302,6 +303,14 @@ func (c *diskCache) load(key [32]byte, limit int64) *prepared {
 	var p *prepared
 	if err == nil {
 		p, err = decodeCacheFile(b, key)
+	}
+	if err == nil {
+		// A payload behind a valid checksum was written by an engine, or forged by whoever can
+		// write the cache directory. wazero allocates for the counts a module declares before it
+		// finds the bytes missing (9 GB for a 65-byte import section, a fuzz campaign's find), so
+		// the module goes through the bounded decoder first, as a source does. A cached module
+		// whose rewrite went over a limit its source met is only prepared anew.
+		_, err = wasm.Decode(p.out, c.decode)
 	}
 	if err != nil {
 		c.rejected.Add(1)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -233,6 +234,41 @@ func TestPreparedCacheBadFiles(t *testing.T) {
 				t.Errorf("the rewritten entry: %+v", again.stats)
 			}
 		})
+	}
+}
+
+// TestPreparedCacheHugeCounts: a cache file with a valid checksum over a module whose import
+// section declares 84 million imports in 5 bytes is rejected before wazero sees the module
+// (found by FuzzPreparedCacheFile: wazero allocated 9 GB for it before finding the bytes
+// missing), and the module is prepared anew.
+func TestPreparedCacheHugeCounts(t *testing.T) {
+	want := runCached(t, engine.Config{}, "fib", "fib", 20, 0)
+	dir := t.TempDir()
+	runCached(t, engine.Config{CacheDir: dir}, "fib", "fib", 20, 0)
+	path := cacheFiles(t, dir)[0]
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	magic := []byte("\x00asm\x01\x00\x00\x00")
+	at := bytes.Index(b[88:], magic)
+	if at < 0 {
+		t.Fatal("no module in the cache file")
+	}
+	forged := append(append(b[:88+at:88+at], magic...), 0x02, 0x05, 0x80, 0x88, 0x8c, 0x28, 0x00)
+	if err := os.WriteFile(path, rechecksum(forged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := runCached(t, engine.Config{CacheDir: dir}, "fib", "fib", 20, 0)
+	runtime.ReadMemStats(&after)
+	sameRun(t, "after the forged entry", got, want)
+	if s := got.stats; s.Rejected != 1 || s.Hits != 0 || s.Prepared != 1 {
+		t.Errorf("%+v, want the file rejected before the compile and the module prepared", s)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 256<<20 {
+		t.Errorf("compiling with the forged entry allocated %d MiB", n>>20)
 	}
 }
 

@@ -117,7 +117,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		hostMods: map[hostKey]*hostEntry{},
 	}
 	if cfg.CacheDir != "" {
-		e.cache = newDiskCache(cfg.CacheDir)
+		e.cache = newDiskCache(cfg.CacheDir, e.decode)
 		if cfg.CacheMinModuleSize == 0 {
 			e.cfg.CacheMinModuleSize = DefaultCacheMinModuleSize
 		}

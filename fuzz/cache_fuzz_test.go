@@ -96,8 +96,9 @@ func setupCacheFixture(dir string) (cacheFixture, error) {
 // values the rest names in pairs. Whatever the file, the compile must succeed. Unless the input
 // carries a checksum of its own making (1), the module must run exactly as without a cache (the
 // same result and fuel), the file must be rejected unless it is the engine's own, and rewritten.
-// A payload behind a valid checksum is trusted by design when it decodes (the format's checksum
-// catches corruption, not forgery), so for mode 1 only the absence of failures is checked.
+// A payload behind a valid checksum is trusted by design when it decodes and its module passes
+// the bounded decoder (the format's checksum catches corruption, not forgery), so for mode 1 only
+// the absence of failures is checked, and of huge allocations, which a lost worker shows.
 func FuzzPreparedCacheFile(f *testing.F) {
 	fx, err := setupCacheFixture(f.TempDir())
 	if err != nil || fx.good == nil {
