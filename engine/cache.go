@@ -310,7 +310,7 @@ func (c *diskCache) load(key [32]byte, limit int64) *prepared {
 		// finds the bytes missing (9 GB for a 65-byte import section, a fuzz campaign's find), so
 		// the module goes through the bounded decoder first, as a source does. A cached module
 		// whose rewrite went over a limit its source met is only prepared anew.
-		_, err = wasm.Decode(p.out, c.decode)
+		err = wasm.Check(p.out, c.decode)
 	}
 	if err != nil {
 		c.rejected.Add(1)

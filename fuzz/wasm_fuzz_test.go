@@ -39,6 +39,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte{0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := wasm.Decode(b, wasm.Limits{})
+		// Check (the prepared cache's guard) refuses exactly what Decode refuses, for the same reason.
+		if cerr := wasm.Check(b, wasm.Limits{}); (cerr == nil) != (err == nil) || err != nil && cerr.Error() != err.Error() {
+			t.Fatalf("Check says %v where Decode says %v", cerr, err)
+		}
 		if err != nil {
 			if !errors.Is(err, wasm.ErrMalformed) && !errors.Is(err, wasm.ErrLimit) &&
 				!errors.Is(err, wasm.ErrNotCoreModule) && !errors.Is(err, wasm.ErrUnsupportedFeature) {

@@ -59,14 +59,24 @@ type decoder struct {
 // Errors wrap ErrMalformed, ErrLimit, ErrNotCoreModule or ErrUnsupportedFeature (for GC types,
 // whose encoding Decode does not read).
 func Decode(b []byte, lim Limits) (*Module, error) {
-	m, err := decode(b, lim)
+	m, err := decode(b, lim, false)
 	if err != nil {
 		return nil, fmt.Errorf("wasm: decode: %w", err)
 	}
 	return m, nil
 }
 
-func decode(b []byte, lim Limits) (*Module, error) {
+// Check runs Decode's checks on b without keeping what Decode records of the function bodies
+// for Instrument: for a module that goes to wazero as it is, whose every count must be checked
+// against the bytes that remain before wazero allocates for it. Its errors are Decode's.
+func Check(b []byte, lim Limits) error {
+	if _, err := decode(b, lim, true); err != nil {
+		return fmt.Errorf("wasm: decode: %w", err)
+	}
+	return nil
+}
+
+func decode(b []byte, lim Limits, check bool) (*Module, error) {
 	lim = lim.withDefaults()
 	if uint64(len(b)) > lim.ModuleSize {
 		return nil, fmt.Errorf("%w: module is %d bytes, over the limit of %d", ErrLimit, len(b), lim.ModuleSize)
@@ -84,6 +94,7 @@ func decode(b []byte, lim Limits) (*Module, error) {
 		return nil, fmt.Errorf("%w: unknown binary version % x", ErrMalformed, b[4:8])
 	}
 	d := &decoder{m: &Module{raw: b}, lim: lim}
+	d.rec.off = check // setChunk gives the recorder a limit, and an off recorder with one records nothing
 	r := newReader(b[8:], 8)
 	lastRank := 0
 	for !r.Done() {

@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"errors"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -428,5 +429,32 @@ func TestDecodeNameMapBounded(t *testing.T) {
 	m = mustDecode(t, funcModule(0x03, 0x00, 0x7f, 0x02, 0x7e, 0x00, 0x7d, 0x0b))
 	if len(m.Code[0].Locals) != 1 || m.Code[0].NumLocals != 2 || m.Code[0].Locals[0] != (LocalDecl{2, I64}) {
 		t.Fatalf("locals %+v", m.Code[0])
+	}
+}
+
+// TestCheck: Check accepts every fixture Decode accepts and refuses what it refuses, with its
+// message, without keeping the recorded bodies: it allocates less than Decode on real code.
+func TestCheck(t *testing.T) {
+	huge := []byte("\x00asm\x01\x00\x00\x00\x02\x05\x80\x88\x8c\x28\x00") // 84 million imports in 5 bytes
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.wasm"))
+	inputs := [][]byte{huge}
+	for _, f := range files {
+		inputs = append(inputs, readTestdata(t, filepath.Base(f)))
+	}
+	for i, b := range inputs {
+		_, derr := Decode(b, Limits{})
+		cerr := Check(b, Limits{})
+		if (derr == nil) != (cerr == nil) || derr != nil && derr.Error() != cerr.Error() {
+			t.Errorf("input %d: Check says %v, Decode %v", i, cerr, derr)
+		}
+	}
+	if err := Check(huge, Limits{}); !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrLimit) {
+		t.Errorf("Check of a huge import count: %v", err)
+	}
+	code := readTestdata(t, "allops.wasm")
+	dec := testing.AllocsPerRun(20, func() { _, _ = Decode(code, Limits{}) })
+	chk := testing.AllocsPerRun(20, func() { _ = Check(code, Limits{}) })
+	if chk >= dec {
+		t.Errorf("Check allocates %v times, Decode %v: it should keep no recorded bodies", chk, dec)
 	}
 }
