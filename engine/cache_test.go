@@ -159,6 +159,20 @@ func rechecksum(b []byte) []byte {
 	return b
 }
 
+// cachedFib fills a fresh cache directory with fib's entry and returns the directory, the entry's
+// path and its contents as the engine wrote them.
+func cachedFib(t *testing.T) (dir, path string, entry []byte) {
+	t.Helper()
+	dir = t.TempDir()
+	runCached(t, engine.Config{CacheDir: dir}, "fib", "fib", 20, 0)
+	path = cacheFiles(t, dir)[0]
+	entry, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, path, entry
+}
+
 // TestPreparedCacheBadFiles: a file that is not the entry the engine wrote is rejected and the
 // module prepared anew (the call gives the same answer and uses the same fuel), and the entry is
 // rewritten, so the next engine hits it.
@@ -212,13 +226,7 @@ func TestPreparedCacheBadFiles(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			runCached(t, engine.Config{CacheDir: dir}, "fib", "fib", 20, 0)
-			path := cacheFiles(t, dir)[0]
-			good, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			dir, path, good := cachedFib(t)
 			if err := os.WriteFile(path, tc.mangle(bytes.Clone(good)), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -243,13 +251,7 @@ func TestPreparedCacheBadFiles(t *testing.T) {
 // missing), and the module is prepared anew.
 func TestPreparedCacheHugeCounts(t *testing.T) {
 	want := runCached(t, engine.Config{}, "fib", "fib", 20, 0)
-	dir := t.TempDir()
-	runCached(t, engine.Config{CacheDir: dir}, "fib", "fib", 20, 0)
-	path := cacheFiles(t, dir)[0]
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, path, b := cachedFib(t)
 	magic := []byte("\x00asm\x01\x00\x00\x00")
 	at := bytes.Index(b[88:], magic)
 	if at < 0 {
