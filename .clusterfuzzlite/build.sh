@@ -3,7 +3,7 @@
 # OSS-Fuzz (compile_native_go_fuzzer, from the base-builder-go image). fuzz/clusterfuzzlite_test.go
 # fails when a Fuzz function of the module is missing here, so keep one line per target.
 #
-# compile_native_go_fuzzer rewrites the the files of each package it builds; the packages need
+# compile_native_go_fuzzer rewrites the test files of each package it builds; the packages need
 # the go-118-fuzz-build testing shim in their module graph, which the register file pulls in.
 set -eu
 cd "$SRC/kobako"
