@@ -27,8 +27,9 @@ type UnmeteredOptions struct {
 // custom sections too but for the name section's malformed subsections, which are dropped as
 // Instrument drops them (wazero would allocate for their declared counts), and the contentless
 // custom sections that end the module (see emptyCustomTail). The output depends only on the
-// module and opt. Like Instrument, Unmetered records the table limits it wrote in m.Tables, lets go of what Decode recorded of the
-// function bodies, and must not run concurrently with other uses of the same Module.
+// module and opt. Like Instrument, Unmetered records the table limits it wrote in m.Tables, lets
+// go of what Decode recorded of the function bodies, and must not run concurrently with other
+// uses of the same Module.
 func Unmetered(m *Module, opt UnmeteredOptions) ([]byte, error) {
 	out, err := unmetered(m, opt)
 	if err != nil {
